@@ -1,0 +1,56 @@
+"""The functions spec expressions may call, by name. A spec file lists the ones it uses.
+
+Each comes in a scalar form (Python floats) and an array form (any array-API namespace), so one
+spec row is an oracle for the scalar engine and for the tensor engine alike.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+
+def step(x: float) -> float:
+    """1 where x > 0 else 0: relu's derivative, with 0 at the kink."""
+    return 1.0 if x > 0 else 0.0
+
+
+def ge(a: float, b: float) -> float:
+    """1 where a >= b else 0: maximum's first-argument mask (ties go to a)."""
+    return 1.0 if a >= b else 0.0
+
+
+def lt(a: float, b: float) -> float:
+    """1 where a < b else 0: maximum's second-argument mask."""
+    return 1.0 if a < b else 0.0
+
+
+SCALAR: dict[str, Callable[..., Any]] = {
+    "exp": math.exp,
+    "log": math.log,
+    "sqrt": math.sqrt,
+    "step": step,
+    "ge": ge,
+    "lt": lt,
+    "max": max,
+    "min": min,
+    "abs": abs,
+}
+
+
+def array_functions(xp: Any) -> dict[str, Callable[..., Any]]:
+    """The same names over an array namespace xp (numpy, array_api_strict, ...)."""
+    return {
+        "exp": xp.exp,
+        "log": xp.log,
+        "sqrt": xp.sqrt,
+        "step": lambda x: xp.astype(x > 0, x.dtype) if hasattr(xp, "astype") else (x > 0) * 1.0,
+        "ge": lambda a, b: xp.astype(a >= b, a.dtype) if hasattr(xp, "astype") else (a >= b) * 1.0,
+        "lt": lambda a, b: xp.astype(a < b, a.dtype) if hasattr(xp, "astype") else (a < b) * 1.0,
+        "max": xp.maximum,
+        "min": xp.minimum,
+        "abs": xp.abs,
+        "matmul": xp.matmul,
+        "T": lambda x: xp.matrix_transpose(x) if hasattr(xp, "matrix_transpose") else x.mT,
+    }
