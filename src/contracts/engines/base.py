@@ -1,0 +1,75 @@
+"""The engine-under-test protocol: what an engine must provide for each spec family.
+
+An adapter declares its capabilities (a row needing one it lacks is "not applicable", never
+silently passed) and its conventions (rows where the engine differs from the spec by design, with
+the reason). Values cross the boundary as Python floats and numpy float64 arrays, so the tests
+stay engine-neutral.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[np.float64]
+
+SCALAR_OPS = ("add", "sub", "mul", "div", "neg", "pow", "relu", "exp", "log")
+SCALAR = frozenset(f"scalar.{op}" for op in SCALAR_OPS) | {
+    "scalar.deep-graph",  # backward through a 10^6-node chain
+    "scalar.accumulate",  # leaf grads accumulate across backward calls, exactly
+    "scalar.domain",  # log of x <= 0, exp overflow, ... refused before a node exists
+}
+TENSOR_OPS = ("add", "multiply", "maximum", "exp", "log", "matmul", "relu")
+TENSOR = frozenset(f"tensor.{op}" for op in TENSOR_OPS) | {"tensor.shape-errors"}
+# Reference-only families: exercised through the reference implementation's own types.
+CONTRACT_FAMILIES = frozenset({"shapes", "embedding", "linear", "spec"})
+
+
+class Engine:
+    """Base adapter. Subclasses set name, capabilities, conventions and implement what they claim."""
+
+    name: ClassVar[str] = "abstract"
+    capabilities: ClassVar[frozenset[str]] = frozenset()
+    # row id -> why this engine differs from the spec by design (the row is reported, not failed)
+    conventions: ClassVar[Mapping[str, str]] = {}
+
+    def lacks(self, capability: str, row_id: str | None = None) -> str | None:
+        """None when the engine can run the row; otherwise the reason it is not applicable."""
+        if row_id is not None and row_id in self.conventions:
+            return f"{self.name} convention: {self.conventions[row_id]}"
+        if capability not in self.capabilities:
+            return f"{self.name} does not provide {capability}"
+        return None
+
+    # -- scalar autodiff ---------------------------------------------------------------------------
+
+    def scalar_vjp(
+        self,
+        op: str,
+        inputs: Sequence[float],
+        constants: Mapping[str, float] | None = None,
+    ) -> tuple[float, tuple[float, ...]]:
+        """Forward value of op(inputs) and d(out)/d(input) for each input (upstream gradient 1)."""
+        raise NotImplementedError(f"{self.name}: scalar_vjp")
+
+    def scalar_chain_grad(self, depth: int) -> float:
+        """d(out)/d(x) where out = x + 1 + 1 + ... (depth additions), one backward call."""
+        raise NotImplementedError(f"{self.name}: scalar_chain_grad")
+
+    def scalar_backward_twice(self, a: float, b: float) -> tuple[float, float]:
+        """Leaf grads of a and b after calling backward twice on out = a * b + a."""
+        raise NotImplementedError(f"{self.name}: scalar_backward_twice")
+
+    # -- tensor ops --------------------------------------------------------------------------------
+
+    def tensor_vjp(
+        self, op: str, inputs: Sequence[Array], upstream: Array | None
+    ) -> tuple[Array, tuple[Array, ...]]:
+        """Forward output and the vector-Jacobian product with upstream for each input.
+
+        upstream None means the output is a scalar and backward seeds 1.
+        """
+        raise NotImplementedError(f"{self.name}: tensor_vjp")

@@ -1,0 +1,57 @@
+"""The reference implementation as an engine: every capability, no conventions."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+from contracts.engines.base import CONTRACT_FAMILIES, SCALAR, TENSOR, Engine
+from contracts.value import Value
+
+SCALAR_OPS: dict[str, Callable[..., Value]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "neg": lambda a: -a,
+    "pow": lambda a, k: a**k,
+    "relu": lambda a: a.relu(),
+    "exp": lambda a: a.exp(),
+    "log": lambda a: a.log(),
+}
+
+
+class ReferenceEngine(Engine):
+    name: ClassVar[str] = "reference"
+    capabilities: ClassVar[frozenset[str]] = SCALAR | TENSOR | CONTRACT_FAMILIES
+
+    def scalar_vjp(
+        self,
+        op: str,
+        inputs: Sequence[float],
+        constants: Mapping[str, float] | None = None,
+    ) -> tuple[float, tuple[float, ...]]:
+        leaves = [Value(float(x)) for x in inputs]
+        out = SCALAR_OPS[op](*leaves, *(constants or {}).values())
+        out.backward()
+        return out.data, tuple(leaf.grad for leaf in leaves)
+
+    def scalar_chain_grad(self, depth: int) -> float:
+        x = Value(1.0)
+        out = x
+        for _ in range(depth):
+            out = out + 1.0
+        out.backward()
+        return x.grad
+
+    def scalar_backward_twice(self, a: float, b: float) -> tuple[float, float]:
+        left, right = Value(a), Value(b)
+        out = left * right + left
+        out.backward()
+        out.backward()
+        return left.grad, right.grad
+
+    def tensor_vjp(self, op: str, inputs: Sequence[Any], upstream: Any) -> tuple[Any, tuple[Any, ...]]:
+        from contracts.tensor.engine_ops import reference_tensor_vjp  # the tensor slice provides it
+
+        return reference_tensor_vjp(op, inputs, upstream)
