@@ -55,6 +55,4 @@ def within_budget(cost: int, budget: object, where: str, unit: str) -> None:
     """Refuse work whose exact cost, known before it starts, exceeds the budget."""
     limit = budget_limit(budget, where)
     if limit is not None and cost > limit:
-        raise ResourceBudgetError(
-            f"{where}: needs {cost} {unit}, budget is {limit} (cost must be <= budget)"
-        )
+        raise ResourceBudgetError(f"{where}: needs {cost} {unit}, budget is {limit} (cost must be <= budget)")

@@ -9,7 +9,14 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from contracts.checks import budget_limit, exact_int, fail_type, positive_int, real_number, within_budget
+from contracts.checks import (
+    budget_limit,
+    exact_int,
+    fail_type,
+    positive_int,
+    real_number,
+    within_budget,
+)
 from contracts.errors import ShapeError
 from contracts.shapes import Matrix, require_matrix
 from contracts.value import Value
@@ -66,9 +73,7 @@ class EmbeddingPlan:
         )
 
     @staticmethod
-    def _draw(
-        table: str, shape: tuple[int, int], initializer: Initializer
-    ) -> list[list[float]]:
+    def _draw(table: str, shape: tuple[int, int], initializer: Initializer) -> list[list[float]]:
         where = f"EmbeddingPlan.materialize({table})"
         rows, cols = shape
         return [
@@ -93,8 +98,7 @@ class Embedding:
         ):
             if weight.shape_tuple() != expected:
                 raise ShapeError(
-                    f"Embedding: {name} shape must equal the plan's {expected}, "
-                    f"got {weight.shape_tuple()}"
+                    f"Embedding: {name} shape must equal the plan's {expected}, got {weight.shape_tuple()}"
                 )
         self.plan = plan
         self.token_weight = token_weight

@@ -94,9 +94,7 @@ class Vector:
                 f"Vector.add: lengths must be equal, got {self.shape_tuple()} + {other.shape_tuple()}"
             )
         within_budget(self.add_cost(), budget, "Vector.add", "graph nodes")
-        return Vector.trusted(
-            tuple(a + b for a, b in zip(self.values, other.values, strict=False))
-        )
+        return Vector.trusted(tuple(a + b for a, b in zip(self.values, other.values, strict=False)))
 
     def __add__(self, other: Vector) -> Vector:
         return self.add(other)
@@ -131,9 +129,7 @@ class Matrix:
 
     __slots__ = ("rows",)
 
-    def __init__(
-        self, rows: Iterable[Iterable[Element]], value_type: type[Value] = Value
-    ) -> None:
+    def __init__(self, rows: Iterable[Iterable[Element]], value_type: type[Value] = Value) -> None:
         self.rows: tuple[tuple[Value, ...], ...] = checked_rows(rows, value_type)
 
     @classmethod
@@ -170,9 +166,7 @@ class Matrix:
         m, k = self.shape_tuple()
         k_other, n = other.shape_tuple()
         if k != k_other:
-            raise ShapeError(
-                f"Matrix.matmul: inner dimensions must match, got {(m, k)} @ {(k_other, n)}"
-            )
+            raise ShapeError(f"Matrix.matmul: inner dimensions must match, got {(m, k)} @ {(k_other, n)}")
         within_budget(matmul_cost(m, k, n), budget, "Matrix.matmul", "graph nodes")
         columns = tuple(zip(*other.rows, strict=False))
         return Matrix.trusted(
@@ -197,8 +191,6 @@ def checked_rows(rows: object, value_type: type[Value]) -> tuple[tuple[Value, ..
     width = len(materialized[0])
     for index, row in enumerate(materialized):
         if len(row) != width:
-            raise ShapeError(
-                f"Matrix: ragged rows: row {index} has length {len(row)}, row 0 has {width}"
-            )
+            raise ShapeError(f"Matrix: ragged rows: row {index} has length {len(row)}, row 0 has {width}")
     checked = [checked_elements(row, "Matrix") for row in materialized]
     return tuple(materialize(row, value_type) for row in checked)

@@ -83,9 +83,7 @@ class Value:
 
     def __pow__(self, exponent: float) -> Value:
         if type(exponent) is bool or not isinstance(exponent, int | float):
-            raise TypeError(
-                f"Value.__pow__: exponent must be an int or float constant, got {exponent!r}"
-            )
+            raise TypeError(f"Value.__pow__: exponent must be an int or float constant, got {exponent!r}")
         try:
             result = math.pow(self.data, exponent)
             slope = exponent * math.pow(self.data, exponent - 1)

@@ -39,18 +39,22 @@ SCALAR: dict[str, Callable[..., Any]] = {
 }
 
 
+ARRAY_ONLY = frozenset({"matmul", "T"})
+KNOWN = frozenset(SCALAR) | ARRAY_ONLY
+
+
 def array_functions(xp: Any) -> dict[str, Callable[..., Any]]:
-    """The same names over an array namespace xp (numpy, array_api_strict, ...)."""
+    """The same names over an array-API namespace xp (numpy >= 2, array_api_strict, ...)."""
     return {
         "exp": xp.exp,
         "log": xp.log,
         "sqrt": xp.sqrt,
-        "step": lambda x: xp.astype(x > 0, x.dtype) if hasattr(xp, "astype") else (x > 0) * 1.0,
-        "ge": lambda a, b: xp.astype(a >= b, a.dtype) if hasattr(xp, "astype") else (a >= b) * 1.0,
-        "lt": lambda a, b: xp.astype(a < b, a.dtype) if hasattr(xp, "astype") else (a < b) * 1.0,
+        "step": lambda x: xp.astype(x > 0, x.dtype),
+        "ge": lambda a, b: xp.astype(a >= b, a.dtype),
+        "lt": lambda a, b: xp.astype(a < b, a.dtype),
         "max": xp.maximum,
         "min": xp.minimum,
         "abs": xp.abs,
         "matmul": xp.matmul,
-        "T": lambda x: xp.matrix_transpose(x) if hasattr(xp, "matrix_transpose") else x.mT,
+        "T": xp.matrix_transpose,
     }

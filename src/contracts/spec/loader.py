@@ -12,9 +12,7 @@ from typing import Any
 import jsonschema
 
 from contracts.spec.expr import ExpressionError, parse_expression
-from contracts.spec.functions import SCALAR, array_functions
-
-KNOWN_FUNCTIONS = frozenset(SCALAR) | frozenset(array_functions(object()))
+from contracts.spec.functions import KNOWN as KNOWN_FUNCTIONS
 
 
 class SpecError(ValueError):
@@ -105,7 +103,7 @@ def row_expressions(row: SpecRow) -> Iterator[tuple[str, str, frozenset[str]]]:
     if row.kind == "formula":
         yield "expr", row["expr"], frozenset(row["symbols"])
     elif row.kind == "gradient":
-        symbols = frozenset(row["domain"])
+        symbols = frozenset(row["domain"]) | frozenset(row.get("constants", {}))
         yield "forward", row["forward"], symbols
         for name, text in row["grads"].items():
             yield f"grads.{name}", text, symbols | {"g"}  # g: the upstream gradient

@@ -1,0 +1,58 @@
+"""Stage 03 goldens: the gradient rows' hand cases, relu at 0, accumulation and the 10^6 chain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from contracts.engines import Engine
+from contracts.spec import SpecRow
+from tests.probes import assert_refused
+from tests.spec_rows import example_params, require, row, rows
+from tests.stage03_cases import ATTEMPTS, spec_forward, spec_grads, split
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="03", kind="gradient")))
+def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """Each hand case: the spec's expressions and the engine both give the example's numbers."""
+    require(engine, f"scalar.{spec_row['op']}", spec_row.id)
+    where = example["where"]
+    expected_grads = tuple(example["grads"][name] for name in spec_row["domain"])
+    assert example["value"] == pytest.approx(spec_forward(spec_row, where), rel=1e-12)
+    assert expected_grads == pytest.approx(spec_grads(spec_row, where), rel=1e-12)
+    inputs, constants = split(spec_row, where)
+    value, grads = engine.scalar_vjp(spec_row["op"], inputs, constants)
+    assert example["value"] == pytest.approx(value, rel=1e-12)
+    assert expected_grads == pytest.approx(grads, rel=1e-12)
+
+
+@pytest.mark.spec("S03.rule.relu-at-zero")
+def test_relu_at_zero_example(engine: Engine) -> None:
+    """relu(0) = 0 and its gradient at 0 is 0."""
+    require(engine, "scalar.relu", "S03.rule.relu-at-zero")
+    (example,) = row("S03.rule.relu-at-zero")["examples"]
+    assert (example["value"], (example["grad"],)) == engine.scalar_vjp("relu", [example["x"]])
+
+
+@pytest.mark.spec("S03.rule.accumulate")
+def test_accumulate_example(engine: Engine) -> None:
+    """a = 2, b = 3, out = a*b + a: backward twice gives (8, 4)."""
+    require(engine, "scalar.accumulate", "S03.rule.accumulate")
+    (example,) = row("S03.rule.accumulate")["examples"]
+    assert tuple(example["twice"]) == engine.scalar_backward_twice(example["a"], example["b"])
+
+
+@pytest.mark.spec("S03.rule.deep-graph")
+def test_million_node_chain(engine: Engine) -> None:
+    """Backward through a chain of 10^6 additions gives d out / d x = 1, without RecursionError."""
+    require(engine, "scalar.deep-graph", "S03.rule.deep-graph")
+    (example,) = row("S03.rule.deep-graph")["examples"]
+    assert example["grad"] == engine.scalar_chain_grad(example["depth"])
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="03", kind="failure")))
+def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """log(0), log(-1), exp(710), 1/0, (-8) ** 0.5, 0 ** -1, x ** True are refused with no node."""
+    require(engine, "scalar.domain", spec_row.id)
+    assert_refused(spec_row, ATTEMPTS[spec_row.id](example))

@@ -1,0 +1,112 @@
+"""Stage 05 goldens: every number the seed prints, read from the spec rows' examples."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from contracts import CountingValue, EmbeddingPlan, Matrix
+from contracts.engines import Engine
+from contracts.spec import SpecRow, evaluate
+from tests.probes import CountingInitializer, assert_refused
+from tests.spec_rows import example_params, params, require, row, rows
+from tests.stage05_cases import ATTEMPTS, MEASURE, operation
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="05", kind="formula")))
+def test_formula_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """The seed's worked instance: the spec formula and the implementation both give its number."""
+    require(engine, "shapes", spec_row.id)
+    where = example["where"]
+    symbols = {name: where[name] for name in spec_row["symbols"]}
+    assert example["value"] == evaluate(spec_row["expr"], symbols)
+    measured = MEASURE[spec_row.id](where)
+    assert {k: example["value"] for k in spec_row["compared_with"]} == {
+        k: measured[k] for k in spec_row["compared_with"]
+    }
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="05", kind="failure")))
+def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """The seed's failing inputs ((3,) + (2,), (1, 2) @ (1, 2), ragged rows, ...) are refused."""
+    require(engine, "shapes", spec_row.id)
+    assert_refused(spec_row, ATTEMPTS[spec_row.id](example))
+
+
+@pytest.mark.parametrize("spec_row", params(rows(stage="05", kind="contract")))
+def test_contract_examples(engine: Engine, spec_row: SpecRow) -> None:
+    """Each contract-table row: every example of every failure row behind it is refused."""
+    require(engine, "shapes", spec_row.id)
+    for failure_id in spec_row["enforced_by"]:
+        failure = row(failure_id)
+        assert failure["examples"], f"{failure_id} has no example"
+        for example in failure["examples"]:
+            assert_refused(failure, ATTEMPTS[failure_id](example))
+
+
+@pytest.mark.spec("S05.rule.matmul-shape")
+def test_matmul_example(engine: Engine) -> None:
+    """[[1, 2], [3, 4]] @ [[5, 6], [7, 8]] = [[19, 22], [43, 50]], output shape (2, 2)."""
+    require(engine, "shapes")
+    (example,) = row("S05.rule.matmul-shape")["examples"]
+    product = Matrix(example["a"]).matmul(Matrix(example["b"]))
+    assert (len(example["out"]), len(example["out"][0])) == product.shape
+    assert example["out"] == product.data()
+
+
+@pytest.mark.spec("S05.rule.embedding-shapes")
+def test_embedding_shapes_example(engine: Engine) -> None:
+    """V = 257, C = 8, D = 4, T = 3: weights (257, 4) and (8, 4), output (3, 4)."""
+    require(engine, "embedding")
+    (example,) = row("S05.rule.embedding-shapes")["examples"]
+    plan = EmbeddingPlan(example["V"], example["C"], example["D"])
+    embedding = plan.materialize(lambda *_: 0.25)
+    out = embedding.forward(example["tokens"])
+    assert (
+        tuple(example["token_shape"]),
+        tuple(example["position_shape"]),
+        tuple(example["output_shape"]),
+    ) == (embedding.token_weight.shape, embedding.position_weight.shape, out.shape)
+
+
+@pytest.mark.spec("S05.rule.budget-boundary")
+@pytest.mark.parametrize("index", range(4))
+def test_budget_boundary_example(engine: Engine, index: int) -> None:
+    """Budget 11 refuses the 2x2 matmul, 12 builds 12 nodes; 1059 calls no initializer, 1060 all."""
+    require(engine, "shapes")
+    spec_row = row("S05.rule.budget-boundary")
+    example = spec_row["examples"][index]
+    if example["op"] == "matmul":
+        matmul = row("S05.rule.matmul-shape")["examples"][0]
+        run = operation({"a": matmul["a"], "b": matmul["b"]})
+        if example["refused"]:
+            assert_refused(
+                row("S05.fail.graph-budget"),
+                ATTEMPTS["S05.fail.graph-budget"](
+                    {"a": matmul["a"], "b": matmul["b"], "budget": example["budget"]}
+                ),
+            )
+        else:
+            counter = CountingValue.reset()
+            run(example["budget"])
+            assert example["operations"] == counter.operations
+        return
+    embedding = row("S05.rule.embedding-shapes")["examples"][0]
+    config = {k: embedding[k] for k in ("V", "C", "D")}
+    if example["refused"]:
+        attempt = ATTEMPTS["S05.fail.parameter-budget"]({**config, "budget": example["budget"]})
+        assert_refused(row("S05.fail.parameter-budget"), attempt)
+        assert attempt.initializer is not None
+        assert example["initializer_calls"] == attempt.initializer.calls
+    else:
+        initializer = CountingInitializer()
+        EmbeddingPlan(
+            **{
+                "vocab_size": config["V"],
+                "context_length": config["C"],
+                "width": config["D"],
+                "parameter_budget": example["budget"],
+            }
+        ).materialize(initializer)
+        assert example["initializer_calls"] == initializer.calls

@@ -1,0 +1,71 @@
+"""Side-effect probes for failure rows: after the raise, every listed probe must read zero."""
+
+from __future__ import annotations
+
+import builtins
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+import contracts.errors
+from contracts.spec import SpecRow
+from contracts.value import CountingValue, Value
+
+
+class CountingInitializer:
+    """Wraps an initializer and counts its calls."""
+
+    def __init__(self, produce: Callable[..., float] = lambda *_: 0.5) -> None:
+        self.produce = produce
+        self.calls = 0
+
+    def __call__(self, *args: object) -> float:
+        self.calls += 1
+        return self.produce(*args)
+
+
+@dataclass
+class Attempt:
+    """A call that must be refused, and what it could have touched."""
+
+    action: Callable[[], object]
+    initializer: CountingInitializer | None = None
+    parameters: Sequence[Value] = ()
+    identity: Callable[[], object] | None = field(default=None)
+
+
+def exception_type(name: str) -> type[BaseException]:
+    """The spec's exception name: one of ours, else a builtin."""
+    found = getattr(contracts.errors, name, None) or getattr(builtins, name)
+    assert isinstance(found, type)
+    assert issubclass(found, BaseException)
+    return found
+
+
+def assert_refused(row: SpecRow, attempt: Attempt) -> None:
+    """The action raises the row's exception with its message and leaves every probe at zero."""
+    parameter_state = [(p.data, p.grad) for p in attempt.parameters]
+    identity_before = attempt.identity() if attempt.identity else None
+    calls_before = attempt.initializer.calls if attempt.initializer else 0
+    counter = CountingValue.reset()
+    expected = exception_type(row["exception"])
+    with pytest.raises(expected) as raised:
+        attempt.action()
+    assert expected is type(raised.value), f"{row.id}: raised {type(raised.value).__name__}"
+    assert re.search(row["message"], str(raised.value)), (
+        f"{row.id}: message {str(raised.value)!r} does not match {row['message']!r}"
+    )
+    readings = {
+        "operations": counter.operations,
+        "graph_nodes": counter.operations,
+        "values_created": counter.values,
+        "initializer_calls": (attempt.initializer.calls if attempt.initializer else 0) - calls_before,
+        "parameter_changes": sum(
+            before != (p.data, p.grad) for before, p in zip(parameter_state, attempt.parameters, strict=True)
+        ),
+        "parameter_identity": int(attempt.identity is not None and attempt.identity() != identity_before),
+    }
+    for probe in row["probes"]:
+        assert readings[probe] == 0, f"{row.id}: probe {probe} read {readings[probe]} after the raise"

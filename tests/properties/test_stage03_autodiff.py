@@ -1,0 +1,99 @@
+"""Stage 03 properties: every scalar gradient against the spec's analytic form and finite differences."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from contracts.engines import Engine
+from contracts.spec import SpecRow
+from tests import strategies as s
+from tests.probes import assert_refused
+from tests.spec_rows import params, require, rows
+from tests.stage03_cases import ATTEMPTS, spec_forward, spec_grads, split
+
+GRADIENT_ROWS = rows(stage="03", kind="gradient")
+STEP = 1e-6
+
+
+def point_in_domain(spec_row: SpecRow) -> st.SearchStrategy[dict[str, Any]]:
+    return s.symbol_values({**spec_row["domain"], **spec_row.get("constants", {})})
+
+
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_value_and_gradient_match_spec(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Forward value and every input gradient equal the spec row's analytic expressions."""
+    require(engine, f"scalar.{spec_row['op']}", spec_row.id)
+    point = data.draw(point_in_domain(spec_row))
+    inputs, constants = split(spec_row, point)
+    value, grads = engine.scalar_vjp(spec_row["op"], inputs, constants)
+    assert spec_forward(spec_row, point) == pytest.approx(value, rel=1e-12, abs=1e-12)
+    assert spec_grads(spec_row, point) == pytest.approx(grads, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_gradient_matches_central_differences(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Each engine gradient equals float64 central differences of the engine's own forward."""
+    require(engine, f"scalar.{spec_row['op']}", spec_row.id)
+    point = data.draw(point_in_domain(spec_row))
+    inputs, constants = split(spec_row, point)
+    assume(all(abs(x) > 1e-3 for x in inputs))  # away from relu's kink
+    _, grads = engine.scalar_vjp(spec_row["op"], inputs, constants)
+    for index in range(len(inputs)):
+        up, down = list(inputs), list(inputs)
+        up[index] += STEP
+        down[index] -= STEP
+        high, _ = engine.scalar_vjp(spec_row["op"], up, constants)
+        low, _ = engine.scalar_vjp(spec_row["op"], down, constants)
+        assert (high - low) / (2 * STEP) == pytest.approx(grads[index], rel=1e-4, abs=1e-5)
+
+
+@pytest.mark.spec("S03.rule.relu-at-zero")
+@given(x=st.one_of(st.just(0.0), st.just(-0.0), st.floats(-1e6, 0.0)))
+def test_relu_gradient_is_zero_at_and_below_zero(engine: Engine, x: float) -> None:
+    """relu(x) = 0 with gradient exactly 0 for every x <= 0, the kink x = 0 included."""
+    require(engine, "scalar.relu", "S03.rule.relu-at-zero")
+    assert engine.scalar_vjp("relu", [x]) == (0.0, (0.0,))
+
+
+@pytest.mark.spec("S03.rule.accumulate")
+@given(a=s.finite_floats, b=s.finite_floats)
+def test_backward_twice_doubles_leaf_gradients(engine: Engine, a: float, b: float) -> None:
+    """For out = a*b + a (a reused), two backward calls give exactly twice (b + 1, a)."""
+    require(engine, "scalar.accumulate", "S03.rule.accumulate")
+    assert (2 * (b + 1), 2 * a) == engine.scalar_backward_twice(a, b)
+
+
+@pytest.mark.spec("S03.rule.deep-graph")
+@given(depth=st.integers(1, 3000))
+def test_chain_gradient_is_one_at_any_depth(engine: Engine, depth: int) -> None:
+    """x + 1 + ... + 1 has gradient 1 at every depth, including past Python's recursion limit."""
+    require(engine, "scalar.deep-graph", "S03.rule.deep-graph")
+    assert engine.scalar_chain_grad(depth) == 1.0
+
+
+FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+    "S03.fail.log-domain": s.log_outside_domain,
+    "S03.fail.exp-overflow": s.exp_overflowing,
+    "S03.fail.div-zero": s.division_by_zero,
+    "S03.fail.pow-domain": s.pow_outside_domain,
+    "S03.fail.pow-exponent": s.pow_bad_exponent,
+}
+
+
+@pytest.mark.parametrize("spec_row", params(rows(stage="03", kind="failure")))
+@given(data=st.data())
+def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Every input outside an operation's domain is refused before a node is created."""
+    require(engine, "scalar.domain", spec_row.id)
+    assert_refused(spec_row, ATTEMPTS[spec_row.id](data.draw(FAILURE_CASES[spec_row.id])))
+
+
+def test_failure_rows_all_have_generators() -> None:
+    """No Stage 03 failure row is left without a generator of its bad input."""
+    assert {r.id for r in rows(stage="03", kind="failure")} == set(FAILURE_CASES)

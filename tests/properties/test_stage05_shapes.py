@@ -1,0 +1,156 @@
+"""Stage 05 properties: costs, budgets and every failure row, parametrized from the spec."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import assume, given
+from hypothesis import strategies as st
+
+from contracts import CountingValue, EmbeddingPlan, Matrix
+from contracts.engines import Engine
+from contracts.spec import SpecRow, evaluate
+from tests import strategies as s
+from tests.probes import Attempt, CountingInitializer, assert_refused
+from tests.spec_rows import params, require, row, rows
+from tests.stage05_cases import ATTEMPTS, MEASURE, op_of, operation
+
+
+@pytest.mark.parametrize("spec_row", params(rows(stage="05", kind="formula")))
+@given(data=st.data())
+def test_formula_equals_planner_and_executor(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """For random shapes, the spec formula == the planner's count == what the executor built."""
+    require(engine, "shapes", spec_row.id)
+    symbols = data.draw(s.symbol_values(spec_row["symbols"]))
+    assume(symbols.get("T", 0) <= symbols.get("C", 0) or "T" not in symbols)
+    expected = evaluate(spec_row["expr"], symbols)
+    measured = MEASURE[spec_row.id](symbols)
+    assert {kind: expected for kind in spec_row["compared_with"]} == {
+        kind: measured[kind] for kind in spec_row["compared_with"]
+    }
+
+
+COST_ROW = {
+    "add": "S05.cost.vector-add",
+    "dot": "S05.cost.dot",
+    "matmul": "S05.cost.matmul",
+    "embedding": "S05.cost.embedding-forward",
+}
+
+
+def spec_cost(case: dict[str, Any]) -> int:
+    """The case's graph cost, evaluated from its spec formula."""
+    op = op_of(case)
+    if op in ("add", "dot"):
+        symbols = {"D": len(case["x"]), "K": len(case["x"])}
+    elif op == "matmul":
+        symbols = {"M": len(case["a"]), "K": len(case["b"]), "N": len(case["b"][0])}
+    else:
+        symbols = {"V": case["V"], "C": case["C"], "D": case["D"], "T": len(case["tokens"])}
+    formula = row(COST_ROW[op])
+    return int(evaluate(formula["expr"], {k: symbols[k] for k in formula["symbols"]}))
+
+
+@pytest.mark.spec("S05.rule.budget-boundary", "S05.fail.graph-budget", "S05.contract.execution-cost")
+@given(case=s.sized_op())
+def test_graph_budget_boundary(engine: Engine, case: dict[str, Any]) -> None:
+    """budget = cost - 1: refused with zero operations; budget = cost: exactly cost nodes."""
+    require(engine, "shapes")
+    cost = spec_cost(case)
+    run = operation(case)
+    assert_refused(row("S05.fail.graph-budget"), Attempt(lambda: run(cost - 1)))
+    counter = CountingValue.reset()
+    run(cost)
+    assert cost == counter.operations
+
+
+@pytest.mark.spec("S05.rule.budget-boundary", "S05.fail.parameter-budget")
+@given(config=s.embedding_config)
+def test_parameter_budget_boundary(engine: Engine, config: dict[str, int]) -> None:
+    """A parameter budget of P - 1 calls the initializer 0 times; P calls it exactly P times."""
+    require(engine, "embedding")
+    needed = int(evaluate(row("S05.params.embedding")["expr"], config))
+    refused = ATTEMPTS["S05.fail.parameter-budget"]({**config, "budget": needed - 1})
+    assert_refused(row("S05.fail.parameter-budget"), refused)
+    initializer = CountingInitializer()
+    EmbeddingPlan(config["V"], config["C"], config["D"], needed).materialize(initializer)
+    assert needed == initializer.calls
+
+
+FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+    "S05.fail.ragged-row": s.ragged_rows().map(lambda rows: {"rows": rows}),
+    "S05.fail.vector-length": s.unequal_lengths(),
+    "S05.fail.matmul-dim": s.mismatched_matmul(),
+    "S05.fail.weight-config": s.wrong_weight_shapes(),
+    "S05.fail.token-id": s.tokens_with_bad_id(),
+    "S05.fail.parameter-budget": s.over_parameter_budget(),
+    "S05.fail.graph-budget": s.sized_op().map(lambda case: {**case, "budget": 0}),
+    "S05.fail.element-type": s.with_bad_element(s.not_a_real),
+    "S05.fail.element-nonfinite": s.with_bad_element(s.non_finite),
+    "S05.fail.empty-dimension": s.empty_shapes(),
+    "S05.fail.token-type": s.tokens_with_bad_type(),
+    "S05.fail.sequence-length": s.tokens_too_long(),
+    "S05.fail.config-type": s.bad_config(s.not_an_exact_int),
+    "S05.fail.config-range": s.bad_config(st.integers(-5, 0)),
+    "S05.fail.budget-value": s.sized_op().flatmap(
+        lambda case: st.integers(-100, -1).map(lambda b: {**case, "budget": b})
+    ),
+}
+
+
+def capability(row_id: str) -> str:
+    return "embedding" if "config" in row_id or "token" in row_id or "parameter" in row_id else "shapes"
+
+
+@pytest.mark.parametrize("spec_row", params(rows(stage="05", kind="failure")))
+@given(data=st.data())
+def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Every generated bad input raises the row's exception and message with zero side effects."""
+    require(engine, capability(spec_row.id), spec_row.id)
+    case = data.draw(FAILURE_CASES[spec_row.id])
+    assert_refused(spec_row, ATTEMPTS[spec_row.id](case))
+
+
+@pytest.mark.parametrize("spec_row", params(rows(stage="05", kind="contract")))
+@given(data=st.data())
+def test_contract_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Each contract is enforced where the table says: every failure row behind it refuses."""
+    require(engine, "shapes", spec_row.id)
+    for failure_id in spec_row["enforced_by"]:
+        case = data.draw(FAILURE_CASES[failure_id])
+        assert_refused(row(failure_id), ATTEMPTS[failure_id](case))
+
+
+@pytest.mark.spec("S05.rule.matmul-shape")
+@given(data=st.data())
+def test_matmul_shape_and_entries(engine: Engine, data: st.DataObject) -> None:
+    """(M, K) @ (K, N) is (M, N) with entry (m, n) = sum over k of A[m][k] * B[k][n]."""
+    require(engine, "shapes")
+    m, k, n = data.draw(s.small_dim), data.draw(s.small_dim), data.draw(s.small_dim)
+    a, b = data.draw(s.matrix_rows(m, k)), data.draw(s.matrix_rows(k, n))
+    product = Matrix(a).matmul(Matrix(b))
+    expected = [[sum(a[i][j] * b[j][c] for j in range(k)) for c in range(n)] for i in range(m)]
+    assert (m, n) == product.shape
+    np.testing.assert_allclose(product.data(), expected, rtol=1e-12, atol=1e-9)
+
+
+@pytest.mark.spec("S05.rule.embedding-shapes")
+@given(case=s.sized_op().filter(lambda c: c["op"] == "embedding"))
+def test_embedding_rows_are_token_plus_position(engine: Engine, case: dict[str, Any]) -> None:
+    """Output row t is token row id_t plus position row t; shapes (V, D), (C, D), (T, D)."""
+    require(engine, "embedding")
+    plan = EmbeddingPlan(case["V"], case["C"], case["D"])
+    embedding = plan.materialize(lambda table, r, c: (r + 1) * (10.0 if table == "token" else 0.5) + c)
+    out = embedding.forward(case["tokens"])
+    token, position = embedding.token_weight.data(), embedding.position_weight.data()
+    expected = [
+        [token[i][d] + position[t][d] for d in range(case["D"])] for t, i in enumerate(case["tokens"])
+    ]
+    assert ((case["V"], case["D"]), (case["C"], case["D"]), (len(case["tokens"]), case["D"])) == (
+        embedding.token_weight.shape,
+        embedding.position_weight.shape,
+        out.shape,
+    )
+    assert expected == out.data()
