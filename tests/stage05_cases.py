@@ -72,6 +72,25 @@ def operation(case: Case) -> Callable[[Any], object]:
     return lambda budget: embedding.forward(case["tokens"], budget)
 
 
+def operand_attempt(case: Case) -> Attempt:
+    """A valid left operand with an `other` that is the wrong kind of object."""
+    other = case["other"]
+    if case["op"] in ("add", "dot"):
+        vector = Vector([1.0, 2.0], CountingValue)
+        return Attempt(lambda: getattr(vector, case["op"])(other))
+    if case["op"] == "matmul":
+        matrix = Matrix([[1.0]], CountingValue)
+        return Attempt(lambda: matrix.matmul(other))
+    plan = EmbeddingPlan(2, 2, 1)
+    weight = Matrix([[0.0], [0.0]], CountingValue)
+    slots = {
+        "plan": (other, weight, weight),
+        "token": (plan, other, weight),
+        "position": (plan, weight, other),
+    }
+    return Attempt(lambda: Embedding(*slots[case.get("slot", "plan")]))
+
+
 def operation_attempt(case: Case) -> Attempt:
     if op_of(case) == "embedding-plan":
         return plan_attempt(case)
@@ -81,6 +100,8 @@ def operation_attempt(case: Case) -> Attempt:
 
 ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
     "S05.fail.ragged-row": constructor_attempt,
+    "S05.fail.container-type": constructor_attempt,
+    "S05.fail.operand-type": operand_attempt,
     "S05.fail.element-type": constructor_attempt,
     "S05.fail.element-nonfinite": constructor_attempt,
     "S05.fail.empty-dimension": constructor_attempt,

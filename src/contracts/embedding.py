@@ -90,8 +90,8 @@ class Embedding:
     def __init__(self, plan: EmbeddingPlan, token_weight: Matrix, position_weight: Matrix) -> None:
         if not isinstance(plan, EmbeddingPlan):
             fail_type("Embedding", "plan", "an EmbeddingPlan", plan)
-        require_matrix(token_weight, "Embedding")
-        require_matrix(position_weight, "Embedding")
+        require_matrix(token_weight, "Embedding", "token_weight")
+        require_matrix(position_weight, "Embedding", "position_weight")
         for name, weight, expected in (
             ("token_weight", token_weight, plan.token_shape()),
             ("position_weight", position_weight, plan.position_shape()),
@@ -111,10 +111,7 @@ class Embedding:
         token_rows = self.token_weight.rows
         position_rows = self.position_weight.rows
         return Matrix.trusted(
-            tuple(
-                tuple(a + b for a, b in zip(token_rows[i], position_rows[t], strict=False))
-                for t, i in enumerate(ids)
-            )
+            tuple(tuple(a + b for a, b in zip(token_rows[i], position_rows[t])) for t, i in enumerate(ids))
         )
 
     def checked_tokens(self, token_ids: object) -> tuple[int, ...]:

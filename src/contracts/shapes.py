@@ -43,7 +43,7 @@ def materialize(items: tuple[Value | float, ...], value_type: type[Value]) -> tu
 def trusted_dot(left: Sequence[Value], right: Sequence[Value]) -> Value:
     """K multiplications and K - 1 additions: exactly 2K - 1 nodes. Lengths are trusted."""
     acc = left[0] * right[0]
-    for x, w in zip(islice(left, 1, None), islice(right, 1, None), strict=False):
+    for x, w in zip(islice(left, 1, None), islice(right, 1, None)):
         acc = acc + x * w
     return acc
 
@@ -94,7 +94,7 @@ class Vector:
                 f"Vector.add: lengths must be equal, got {self.shape_tuple()} + {other.shape_tuple()}"
             )
         within_budget(self.add_cost(), budget, "Vector.add", "graph nodes")
-        return Vector.trusted(tuple(a + b for a, b in zip(self.values, other.values, strict=False)))
+        return Vector.trusted(tuple(a + b for a, b in zip(self.values, other.values)))
 
     def __add__(self, other: Vector) -> Vector:
         return self.add(other)
@@ -115,9 +115,9 @@ def require_vector(other: object, where: str) -> None:
         fail_type(where, "operand", "a Vector", other)
 
 
-def require_matrix(other: object, where: str) -> None:
+def require_matrix(other: object, where: str, what: str = "operand") -> None:
     if not isinstance(other, Matrix):
-        fail_type(where, "operand", "a Matrix", other)
+        fail_type(where, what, "a Matrix", other)
 
 
 def matmul_cost(m: int, k: int, n: int) -> int:
@@ -168,7 +168,7 @@ class Matrix:
         if k != k_other:
             raise ShapeError(f"Matrix.matmul: inner dimensions must match, got {(m, k)} @ {(k_other, n)}")
         within_budget(matmul_cost(m, k, n), budget, "Matrix.matmul", "graph nodes")
-        columns = tuple(zip(*other.rows, strict=False))
+        columns = tuple(zip(*other.rows))
         return Matrix.trusted(
             tuple(tuple(trusted_dot(row, column) for column in columns) for row in self.rows)
         )

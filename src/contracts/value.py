@@ -18,20 +18,18 @@ from typing import ClassVar
 class Value:
     """A scalar with a gradient and the operation that produced it."""
 
-    __slots__ = ("data", "grad", "local_grads", "op", "parents")
+    __slots__ = ("data", "grad", "local_grads", "parents")
 
     def __init__(
         self,
         data: float,
         parents: tuple[Value, ...] = (),
         local_grads: tuple[float, ...] = (),
-        op: str = "",
     ) -> None:
         self.data = data
         self.grad = 0.0
         self.parents = parents
         self.local_grads = local_grads
-        self.op = op
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(data={self.data!r}, grad={self.grad!r})"
@@ -40,27 +38,27 @@ class Value:
 
     def __add__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
-            return type(self)(self.data + other.data, (self, other), (1.0, 1.0), "+")
-        return type(self)(self.data + other, (self,), (1.0,), "+")
+            return type(self)(self.data + other.data, (self, other), (1.0, 1.0))
+        return type(self)(self.data + other, (self,), (1.0,))
 
     def __radd__(self, other: float) -> Value:
-        return type(self)(other + self.data, (self,), (1.0,), "+")
+        return type(self)(other + self.data, (self,), (1.0,))
 
     def __sub__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
-            return type(self)(self.data - other.data, (self, other), (1.0, -1.0), "-")
-        return type(self)(self.data - other, (self,), (1.0,), "-")
+            return type(self)(self.data - other.data, (self, other), (1.0, -1.0))
+        return type(self)(self.data - other, (self,), (1.0,))
 
     def __rsub__(self, other: float) -> Value:
-        return type(self)(other - self.data, (self,), (-1.0,), "-")
+        return type(self)(other - self.data, (self,), (-1.0,))
 
     def __mul__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
-            return type(self)(self.data * other.data, (self, other), (other.data, self.data), "*")
-        return type(self)(self.data * other, (self,), (float(other),), "*")
+            return type(self)(self.data * other.data, (self, other), (other.data, self.data))
+        return type(self)(self.data * other, (self,), (float(other),))
 
     def __rmul__(self, other: float) -> Value:
-        return type(self)(other * self.data, (self,), (float(other),), "*")
+        return type(self)(other * self.data, (self,), (float(other),))
 
     def __truediv__(self, other: Value | float) -> Value:
         denominator = other.data if isinstance(other, Value) else other
@@ -69,17 +67,17 @@ class Value:
         quotient = self.data / denominator
         if isinstance(other, Value):
             grads = (1.0 / denominator, -quotient / denominator)
-            return type(self)(quotient, (self, other), grads, "/")
-        return type(self)(quotient, (self,), (1.0 / denominator,), "/")
+            return type(self)(quotient, (self, other), grads)
+        return type(self)(quotient, (self,), (1.0 / denominator,))
 
     def __rtruediv__(self, other: float) -> Value:
         if self.data == 0:
             raise ZeroDivisionError(f"Value.__rtruediv__: divisor must be != 0, got {self!r}")
         quotient = other / self.data
-        return type(self)(quotient, (self,), (-quotient / self.data,), "/")
+        return type(self)(quotient, (self,), (-quotient / self.data,))
 
     def __neg__(self) -> Value:
-        return type(self)(-self.data, (self,), (-1.0,), "neg")
+        return type(self)(-self.data, (self,), (-1.0,))
 
     def __pow__(self, exponent: float) -> Value:
         if type(exponent) is bool or not isinstance(exponent, int | float):
@@ -92,15 +90,15 @@ class Value:
                 f"Value.__pow__: {self.data!r} ** {exponent!r} and its derivative must be finite "
                 f"reals ({error})"
             ) from None
-        return type(self)(result, (self,), (slope,), f"**{exponent!r}")
+        return type(self)(result, (self,), (slope,))
 
     # -- nonlinearities ---------------------------------------------------------------------------
 
     def relu(self) -> Value:
         """max(0, x); the gradient at 0 is 0 (Lucid's maximum gives a tie to its first argument)."""
         if self.data > 0:
-            return type(self)(self.data, (self,), (1.0,), "relu")
-        return type(self)(0.0, (self,), (0.0,), "relu")
+            return type(self)(self.data, (self,), (1.0,))
+        return type(self)(0.0, (self,), (0.0,))
 
     def exp(self) -> Value:
         try:
@@ -109,12 +107,12 @@ class Value:
             raise OverflowError(
                 f"Value.exp: exp({self.data!r}) overflows float64 (x must be <= {MAX_EXP_INPUT!r})"
             ) from None
-        return type(self)(result, (self,), (result,), "exp")
+        return type(self)(result, (self,), (result,))
 
     def log(self) -> Value:
         if self.data <= 0:
             raise ValueError(f"Value.log: x must be > 0, got {self.data!r}")
-        return type(self)(math.log(self.data), (self,), (1.0 / self.data,), "log")
+        return type(self)(math.log(self.data), (self,), (1.0 / self.data,))
 
     # -- reverse mode -----------------------------------------------------------------------------
 
@@ -131,7 +129,7 @@ class Value:
         self.grad = 1.0
         for node in reversed(order):
             upstream = node.grad
-            for parent, local in zip(node.parents, node.local_grads, strict=False):
+            for parent, local in zip(node.parents, node.local_grads):
                 parent.grad += local * upstream
 
 
@@ -184,9 +182,8 @@ class CountingValue(Value):
         data: float,
         parents: tuple[Value, ...] = (),
         local_grads: tuple[float, ...] = (),
-        op: str = "",
     ) -> None:
-        super().__init__(data, parents, local_grads, op)
+        super().__init__(data, parents, local_grads)
         counter = CountingValue.counter
         counter.values += 1
         if parents:

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from contracts import CountingValue, Value, count_operation_nodes
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from tests.probes import assert_refused
@@ -37,7 +38,7 @@ def test_relu_at_zero_example(engine: Engine) -> None:
 
 @pytest.mark.spec("S03.rule.accumulate")
 def test_accumulate_example(engine: Engine) -> None:
-    """a = 2, b = 3, out = a*b + a: backward twice gives (8, 4)."""
+    """a = 2, b = 3, out = h*h + a with h = a*b: backward twice gives (74, 48)."""
     require(engine, "scalar.accumulate", "S03.rule.accumulate")
     (example,) = row("S03.rule.accumulate")["examples"]
     assert tuple(example["twice"]) == engine.scalar_backward_twice(example["a"], example["b"])
@@ -56,3 +57,29 @@ def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, A
     """log(0), log(-1), exp(710), 1/0, (-8) ** 0.5, 0 ** -1, x ** True are refused with no node."""
     require(engine, "scalar.domain", spec_row.id)
     assert_refused(spec_row, ATTEMPTS[spec_row.id](example))
+
+
+@pytest.mark.spec("S03.rule.constant-operands")
+def test_constant_operand_example(engine: Engine) -> None:
+    """v = 3, c = 2: v + c = c + v = 5, v - c = 1, c - v = -1, v * c = 6, v / c = 1.5, c / v = 2/3."""
+    require(engine, "scalar.value-api", "S03.rule.constant-operands")
+    (example,) = row("S03.rule.constant-operands")["examples"]
+    v, c = Value(example["v"]), example["c"]
+    assert [example["add"], example["sub"], example["mul"], example["div"]] == [
+        [(v + c).data, (c + v).data],
+        [(v - c).data, (c - v).data],
+        [(v * c).data, (c * v).data],
+        [(v / c).data, (c / v).data],
+    ]
+
+
+@pytest.mark.spec("S03.rule.counting-transparent")
+def test_counting_example(engine: Engine) -> None:
+    """out = h*h + a with h = a*b builds 3 operation nodes, counted both ways."""
+    require(engine, "scalar.value-api", "S03.rule.counting-transparent")
+    (example,) = row("S03.rule.counting-transparent")["examples"]
+    counter = CountingValue.reset()
+    a, b = CountingValue(example["a"]), CountingValue(example["b"])
+    h = a * b
+    out = h * h + a
+    assert example["operations"] == counter.operations == count_operation_nodes(out)

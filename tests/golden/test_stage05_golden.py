@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from contracts import CountingValue, EmbeddingPlan, Matrix
+from contracts import CountingValue, EmbeddingPlan, Matrix, Value, Vector
 from contracts.engines import Engine
 from contracts.spec import SpecRow, evaluate
 from tests.probes import CountingInitializer, assert_refused
@@ -110,3 +110,25 @@ def test_budget_boundary_example(engine: Engine, index: int) -> None:
             }
         ).materialize(initializer)
         assert example["initializer_calls"] == initializer.calls
+
+
+@pytest.mark.spec("S05.rule.vector-values")
+def test_vector_values_example(engine: Engine) -> None:
+    """(1, 2, 3) + (10, 20, 30) = (11, 22, 33); their dot product is 140."""
+    require(engine, "shapes")
+    (example,) = row("S05.rule.vector-values")["examples"]
+    x, y = Vector(example["x"]), Vector(example["y"])
+    assert (example["sum"], example["dot"]) == (x.add(y).data(), x.dot(y).data)
+
+
+@pytest.mark.spec("S05.rule.value-identity")
+def test_shared_value_stays_one_object(engine: Engine) -> None:
+    """The seed's Matrix(((shared, shared), (1.0, 2.0))) holds 3 distinct Values, shared twice."""
+    require(engine, "shapes")
+    (example,) = row("S05.rule.value-identity")["examples"]
+    shared = Value(0.5)
+    rows = [[shared if x == "shared" else x for x in r] for r in example["rows"]]
+    matrix = Matrix(rows)
+    assert example["distinct"] == len({id(v) for v in matrix.values()})
+    assert matrix.rows[0][0] is shared
+    assert matrix.rows[0][1] is shared

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from contracts import CountingValue, EmbeddingPlan, Matrix
+from contracts import CountingValue, EmbeddingPlan, Matrix, Value, Vector
 from contracts.engines import Engine
 from contracts.spec import SpecRow, evaluate
 from tests import strategies as s
@@ -81,6 +81,8 @@ def test_parameter_budget_boundary(engine: Engine, config: dict[str, int]) -> No
 
 FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S05.fail.ragged-row": s.ragged_rows().map(lambda rows: {"rows": rows}),
+    "S05.fail.container-type": s.wrong_container(),
+    "S05.fail.operand-type": s.wrong_operand,
     "S05.fail.vector-length": s.unequal_lengths(),
     "S05.fail.matmul-dim": s.mismatched_matmul(),
     "S05.fail.weight-config": s.wrong_weight_shapes(),
@@ -154,3 +156,40 @@ def test_embedding_rows_are_token_plus_position(engine: Engine, case: dict[str, 
         out.shape,
     )
     assert expected == out.data()
+
+
+@pytest.mark.spec("S05.rule.vector-values")
+@given(data=st.data())
+def test_vector_add_and_dot_values(engine: Engine, data: st.DataObject) -> None:
+    """x + y is elementwise and x . y is the sum of products, for any equal-length vectors."""
+    require(engine, "shapes")
+    n = data.draw(s.small_dim)
+    x, y = data.draw(s.matrix_rows(2, n))
+    total = Vector(x).add(Vector(y))
+    assert [a + b for a, b in zip(x, y)] == total.data()
+    assert sum(a * b for a, b in zip(x, y)) == pytest.approx(
+        Vector(x).dot(Vector(y)).data, rel=1e-12, abs=1e-9
+    )
+
+
+def assert_stored(given_elements: list[Any], stored: tuple[Value, ...]) -> None:
+    for given_element, kept in zip(given_elements, stored):
+        if isinstance(given_element, Value):
+            assert given_element is kept
+        else:
+            assert (CountingValue, float(given_element)) == (type(kept), kept.data)
+
+
+@pytest.mark.spec("S05.rule.value-identity")
+@given(data=st.data())
+def test_value_elements_keep_identity(engine: Engine, data: st.DataObject) -> None:
+    """A Value element is stored itself (aliases stay visible); a number becomes a new Value."""
+    require(engine, "shapes")
+    m, k = data.draw(s.small_dim), data.draw(s.small_dim)
+    shared = Value(data.draw(s.finite_floats))
+    mask = data.draw(st.lists(st.lists(st.booleans(), min_size=k, max_size=k), min_size=m, max_size=m))
+    numbers = data.draw(s.matrix_rows(m, k))
+    rows = [[shared if use else x for use, x in zip(flags, row)] for flags, row in zip(mask, numbers)]
+    for given_row, stored_row in zip(rows, Matrix(rows, CountingValue).rows):
+        assert_stored(given_row, stored_row)
+    assert_stored(rows[0], Vector(rows[0], CountingValue).values)

@@ -46,7 +46,8 @@ class ReferenceEngine(Engine):
 
     def scalar_backward_twice(self, a: float, b: float) -> tuple[float, float]:
         left, right = Value(a), Value(b)
-        out = left * right + left
+        shared = left * right
+        out = shared * shared + left
         out.backward()
         out.backward()
         return left.grad, right.grad

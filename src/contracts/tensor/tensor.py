@@ -1,0 +1,208 @@
+"""Tensor: an array of float64 over an injected array namespace, with reverse-mode gradients.
+
+Dtype policy: every Tensor holds float64, whatever it was built from. Python ints and floats,
+nested lists of them and integer or floating arrays are converted to float64; bool and complex
+data are refused (TypeError), and so are nan and inf (ValueError) where data enters (the
+constructor). Upstream gradients passed to backward follow the same policy.
+
+The namespace (numpy by default, or any array-API namespace such as array_api_strict) is injected
+per tensor, as the seed injects np or mx; the tensor code calls only array-API standard functions.
+
+backward builds the topological order iteratively (no recursion): a scalar output seeds 1; a
+non-scalar output needs an explicit upstream gradient of its shape. Intermediate grads are
+recomputed on every call; leaf grads accumulate across calls (as Value does): each call sums its
+own gradients first and adds them to a leaf once, so a second call adds exactly one more copy.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from contracts.errors import ShapeError
+
+if TYPE_CHECKING:
+    from contracts.tensor.op import Op
+
+Shape = tuple[int, ...]
+
+
+class NodeCounter:
+    """Operation nodes created since this counter was installed (see reset_node_counter)."""
+
+    __slots__ = ("nodes",)
+
+    def __init__(self) -> None:
+        self.nodes = 0
+
+
+COUNTER = [NodeCounter()]  # the installed counter; a list so the module global is never rebound
+
+
+def reset_node_counter() -> NodeCounter:
+    """Install and return a fresh counter: its .nodes counts every op result created from now on."""
+    COUNTER[0] = NodeCounter()
+    return COUNTER[0]
+
+
+def to_float64(xp: Any, data: object, where: str) -> Any:
+    """data as a float64 array of xp: real numbers only (bool and complex refused), all finite."""
+    array = xp.asarray(data)
+    if not (xp.isdtype(array.dtype, "integral") or xp.isdtype(array.dtype, "real floating")):
+        raise TypeError(
+            f"{where}: data must be real numbers (int or float, bool and complex rejected), "
+            f"got dtype {array.dtype}"
+        )
+    array = xp.astype(array, xp.float64)
+    if not bool(xp.all(xp.isfinite(array))):
+        count = int(xp.sum(xp.astype(xp.logical_not(xp.isfinite(array)), xp.int64)))
+        raise ValueError(f"{where}: data must be finite, got {count} nan or inf element(s)")
+    return array
+
+
+class Tensor:
+    """A float64 array, whether it needs a gradient, its gradient, and the op that produced it."""
+
+    __slots__ = ("data", "grad", "op", "parents", "requires_grad", "xp")
+    __array_ufunc__ = None  # numpy arrays defer to Tensor's reflected operators (array @ tensor)
+
+    def __init__(self, data: object, requires_grad: bool = False, xp: Any = None) -> None:
+        namespace = np if xp is None else xp
+        self.xp: Any = namespace
+        self.data: Any = to_float64(namespace, data, "Tensor")
+        self.requires_grad = bool(requires_grad)
+        self.grad: Any = None
+        self.op: Op | None = None
+        self.parents: tuple[Tensor, ...] = ()
+
+    def __repr__(self) -> str:
+        return f"Tensor(shape={self.shape_tuple()}, requires_grad={self.requires_grad})"
+
+    def shape_tuple(self) -> Shape:
+        return tuple(int(size) for size in self.data.shape)
+
+    @property
+    def shape(self) -> Shape:
+        return self.shape_tuple()
+
+    # -- operators: the same ops as contracts.tensor.ops, for readable formulas -------------------
+
+    def __add__(self, other: object) -> Tensor:
+        from contracts.tensor.ops import add
+
+        return add(self, other)
+
+    def __radd__(self, other: object) -> Tensor:
+        from contracts.tensor.ops import add
+
+        return add(other, self)
+
+    def __mul__(self, other: object) -> Tensor:
+        from contracts.tensor.ops import multiply
+
+        return multiply(self, other)
+
+    def __rmul__(self, other: object) -> Tensor:
+        from contracts.tensor.ops import multiply
+
+        return multiply(other, self)
+
+    def __matmul__(self, other: object) -> Tensor:
+        from contracts.tensor.ops import matmul
+
+        return matmul(self, other)
+
+    def __rmatmul__(self, other: object) -> Tensor:
+        from contracts.tensor.ops import matmul
+
+        return matmul(other, self)
+
+    # -- reverse mode -----------------------------------------------------------------------------
+
+    def backward(self, grad: object = None) -> None:
+        """Accumulate d(sum(grad * self))/d(leaf) into every leaf that requires grad.
+
+        grad None seeds 1 and is allowed only for a scalar (shape ()) output.
+        """
+        if not self.requires_grad:
+            raise ValueError(
+                "Tensor.backward: this tensor does not require grad (build a leaf with requires_grad=True)"
+            )
+        seed = upstream_seed(self, grad)
+        order = topological_order(self)
+        grads: dict[int, Any] = {id(self): seed}  # this call's gradients, by node
+        for node in reversed(order):
+            propagate(node, grads)
+        for node in order:
+            settle(node, grads.get(id(node)))
+
+
+def upstream_seed(root: Tensor, grad: object) -> Any:
+    """The upstream gradient for root: 1 for a scalar, else an explicit array of root's shape."""
+    shape = root.shape_tuple()
+    if grad is None:
+        if shape != ():
+            raise ShapeError(
+                f"Tensor.backward: output has shape {shape}; a non-scalar output needs an "
+                f"explicit upstream gradient of shape {shape}"
+            )
+        return root.xp.ones((), dtype=root.xp.float64)
+    data = grad.data if isinstance(grad, Tensor) else grad
+    seed = to_float64(root.xp, data, "Tensor.backward")
+    seed_shape = tuple(int(size) for size in seed.shape)
+    if seed_shape != shape:
+        raise ShapeError(
+            f"Tensor.backward: upstream gradient has shape {seed_shape}, must equal the output shape {shape}"
+        )
+    return seed
+
+
+def propagate(node: Tensor, grads: dict[int, Any]) -> None:
+    """Add node's share of this call's gradient into each parent that requires grad."""
+    upstream = grads.get(id(node))
+    if node.op is None or upstream is None:
+        return
+    arrays = tuple(parent.data for parent in node.parents)
+    shares = node.op.input_grads(node.xp, upstream, node.data, arrays)
+    for parent, share in zip(node.parents, shares, strict=True):
+        if parent.requires_grad:
+            key = id(parent)
+            grads[key] = share if key not in grads else grads[key] + share
+
+
+def settle(node: Tensor, grad: Any) -> None:
+    """An op result takes this call's gradient; a leaf adds it to what earlier calls left."""
+    if node.parents or node.grad is None:
+        node.grad = grad
+    elif grad is not None:
+        node.grad = node.grad + grad
+
+
+def topological_order(root: Tensor) -> list[Tensor]:
+    """Every node reachable from root, parents before children, without recursion."""
+    order: list[Tensor] = []
+    visited: set[int] = set()
+    stack: list[tuple[Tensor, bool]] = [(root, False)]
+    while stack:
+        node, expanded = stack.pop()
+        if expanded:
+            order.append(node)
+        elif id(node) not in visited:
+            visited.add(id(node))
+            stack.append((node, True))
+            stack.extend((parent, False) for parent in node.parents if id(parent) not in visited)
+    return order
+
+
+def make_node(xp: Any, data: Any, op: Op, parents: tuple[Tensor, ...]) -> Tensor:
+    """An op result: trusted data (computed, not entered), wired to its parents and counted."""
+    node = Tensor.__new__(Tensor)
+    node.xp = xp
+    node.data = data
+    node.requires_grad = any(parent.requires_grad for parent in parents)
+    node.grad = None
+    node.op = op
+    node.parents = parents if node.requires_grad else ()
+    COUNTER[0].nodes += 1
+    return node

@@ -1,0 +1,152 @@
+"""Stage T goldens: every tensor example the spec rows hold (the seed's formulas on hand cases, Stage 05's
+matmul), through the spec's own expressions and through the engine."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import array_api_strict
+import numpy as np
+import pytest
+
+from contracts.engines import Engine
+from contracts.spec import SpecRow
+from contracts.tensor import Tensor, add, multiply, summed_axes
+from contracts.tensor.engine_ops import reference_tensor_vjp
+from tests.spec_rows import example_params, require, row, rows
+from tests.tensor_cases import (
+    GRADIENT_ROWS,
+    as_arrays,
+    assert_tensor_refused,
+    gradient_row,
+    require_reference,
+    spec_vjp,
+)
+
+NAMESPACES = {"numpy": np, "array_api_strict": array_api_strict}
+
+
+def upstream_of(example: dict[str, Any]) -> np.ndarray | None:
+    upstream = example.get("upstream")
+    return None if upstream is None else np.asarray(upstream, dtype=np.float64)
+
+
+def expected_of(spec_row: SpecRow, example: dict[str, Any]) -> tuple[np.ndarray, list[np.ndarray]]:
+    grads = [np.asarray(example["grads"][name], dtype=np.float64) for name in spec_row["domain"]]
+    return np.asarray(example["value"], dtype=np.float64), grads
+
+
+def assert_example(
+    actual: tuple[np.ndarray, tuple[np.ndarray, ...]], spec_row: SpecRow, example: Any
+) -> None:
+    expected_value, expected_grads = expected_of(spec_row, example)
+    value, grads = actual
+    assert expected_value == pytest.approx(value, rel=1e-12, abs=0)
+    assert len(expected_grads) == len(grads)
+    for expected, grad in zip(expected_grads, grads, strict=True):
+        assert expected == pytest.approx(grad, rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params(GRADIENT_ROWS))
+def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """Each hand case: the spec's expressions (explicitly reduced) and the engine give its numbers."""
+    require(engine, f"tensor.{spec_row['op']}", spec_row.id)
+    inputs, upstream = as_arrays(example["inputs"]), upstream_of(example)
+    assert_example(spec_vjp(spec_row, inputs, upstream), spec_row, example)
+    assert_example(engine.tensor_vjp(spec_row["op"], inputs, upstream), spec_row, example)
+
+
+@pytest.mark.parametrize(
+    ("spec_row", "example"),
+    example_params([row("T.rule.matmul-promotion"), row("T.rule.backward-seed")]),
+)
+def test_one_dimensional_matmul_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """vector·vector (seeded 1), vector @ matrix, matrix @ vector and vector @ batch give the example."""
+    require(engine, "tensor.matmul", spec_row.id)
+    inputs, upstream = as_arrays(example["inputs"]), upstream_of(example)
+    matmul = gradient_row("matmul")
+    assert_example(spec_vjp(matmul, inputs, upstream), matmul, example)
+    assert_example(engine.tensor_vjp("matmul", inputs, upstream), matmul, example)
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.broadcast-reduction")]))
+def test_broadcast_reduction_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """(2, 1, 3) + (4, 1): a's gradient sums axis 1 (4s), b's sums axes 0 and 2 (6s)."""
+    require(engine, "tensor.add", spec_row.id)
+    inputs, upstream = as_arrays(example["inputs"]), upstream_of(example)
+    _, spec_grads = spec_vjp(gradient_row("add"), inputs, upstream)
+    _, grads = engine.tensor_vjp("add", inputs, upstream)
+    expected = [example["grads"]["a"], example["grads"]["b"]]
+    assert (expected, expected) == ([g.tolist() for g in spec_grads], [g.tolist() for g in grads])
+
+
+@pytest.mark.spec("T.rule.broadcast-reduction")
+def test_summed_axes_example(engine: Engine) -> None:
+    """The shared reducer sums axis 1 for (2, 1, 3) and axes 0, 2 for (4, 1) in the frame (2, 4, 3)."""
+    require_reference(engine, "T.rule.broadcast-reduction")
+    (example,) = row("T.rule.broadcast-reduction")["examples"]
+    frame = tuple(example["frame"])
+    assert example["axes"] == {
+        name: list(summed_axes(frame, tuple(shape))) for name, shape in example["shapes"].items()
+    }
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.tie")]))
+def test_tie_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """At a tie the whole upstream goes to maximum's first argument; relu at 0 has gradient 0, exactly."""
+    require(engine, f"tensor.{example['op']}", spec_row.id)
+    value, grads = engine.tensor_vjp(example["op"], as_arrays(example["inputs"]), upstream_of(example))
+    expected_grads = list(example["grads"].values())
+    assert (example["value"], expected_grads) == (value.tolist(), [grad.tolist() for grad in grads])
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.dtype")]))
+def test_dtype_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """ints and floats become float64 Tensors with the same values."""
+    require_reference(engine, spec_row.id)
+    tensor = Tensor(example["data"])
+    assert (example["dtype"], example["data"]) == (str(tensor.data.dtype), tensor.data.tolist())
+
+
+@pytest.mark.spec("T.rule.accumulate")
+def test_accumulate_example(engine: Engine) -> None:
+    """x = [1, -2, 3], out = x * x + x: backward gives 2x + 1, a second backward doubles it."""
+    require_reference(engine, "T.rule.accumulate")
+    (example,) = row("T.rule.accumulate")["examples"]
+    x = Tensor(example["x"], requires_grad=True)
+    out = add(multiply(x, x), x)
+    out.backward(np.ones(out.shape))
+    once = x.grad.tolist()
+    out.backward(np.ones(out.shape))
+    assert (example["once"], example["twice"]) == (once, x.grad.tolist())
+
+
+@pytest.mark.spec("T.rule.deep-graph")
+def test_deep_chain_example(engine: Engine) -> None:
+    """A chain of 5,000 adds (five times Python's recursion limit) backpropagates gradient 1."""
+    require_reference(engine, "T.rule.deep-graph")
+    (example,) = row("T.rule.deep-graph")["examples"]
+    shape = tuple(example["shape"])
+    x = Tensor(np.zeros(shape), requires_grad=True)
+    out = x
+    for _ in range(example["depth"]):
+        out = add(out, 1.0)
+    out.backward(np.ones(shape))
+    assert np.full(shape, example["grad"]).tolist() == x.grad.tolist()
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.namespace")]))
+def test_namespace_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """The Stage 05 matmul and the maximum hand case give the same numbers over array_api_strict."""
+    require_reference(engine, spec_row.id)
+    namespace = NAMESPACES[example["namespace"]]
+    actual = reference_tensor_vjp(
+        example["op"], as_arrays(example["inputs"]), upstream_of(example), xp=namespace
+    )
+    assert_example(actual, gradient_row(example["op"]), example)
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="T", kind="failure")))
+def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """Each refused hand case raises the row's exception and message with no graph node created."""
+    assert_tensor_refused(engine, spec_row, example)

@@ -1,0 +1,87 @@
+"""Stage 07 properties: every failure row, each with a generator of its bad input and probes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contracts import CountingValue
+from contracts.engines import Engine
+from contracts.errors import ParameterIdentityError, ShapeError
+from contracts.spec import SpecRow
+from tests import strategies as s
+from tests.probes import assert_refused
+from tests.spec_rows import params, require, rows
+from tests.stage07_cases import ATTEMPTS, broken_model, counted_model, input_matrix
+
+FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
+    "S07.fail.invalid-plan": s.invalid_plan_values(),
+    "S07.fail.plan-type": s.plan_type_values(),
+    "S07.fail.width-mismatch": s.width_mismatch(),
+    "S07.fail.parameter-budget": s.over_model_parameters(),
+    "S07.fail.init-non-finite": s.bad_init_result(s.non_finite),
+    "S07.fail.init-type": s.bad_init_result(s.not_a_float),
+    "S07.fail.duplicate-name": s.duplicate_names(),
+    "S07.fail.parameter-alias": s.alias_case(),
+    "S07.fail.storage-replaced": s.storage_swap(),
+    "S07.fail.input-width": s.wrong_input_width(),
+    "S07.fail.input-type": s.non_matrix_input(),
+    "S07.fail.graph-budget": s.over_model_graph(),
+    "S07.fail.parameter-state": s.broken_executor(s.WEIGHT_FAULTS),
+    "S07.fail.output-shape": s.broken_executor(s.SHAPE_FAULTS),
+    "S07.fail.parameter-non-finite": s.non_finite_parameter(),
+    "S07.fail.parameter-renamed": s.renamed_layer(),
+    "S07.fail.storage-shape": s.storage_shape_mismatch(),
+}
+
+
+def test_every_failure_row_has_a_generator() -> None:
+    """The generator table covers exactly the Stage 07 failure rows."""
+    assert {r.id for r in rows(stage="07", kind="failure")} == set(FAILURE_CASES)
+
+
+@pytest.mark.parametrize("spec_row", params(rows(stage="07", kind="failure")))
+@given(data=st.data())
+def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Every generated bad input raises the row's exception and message with zero side effects."""
+    require(engine, "linear", spec_row.id)
+    case = data.draw(FAILURE_CASES[spec_row.id])
+    assert_refused(spec_row, ATTEMPTS[spec_row.id](case))
+
+
+@pytest.mark.spec("S07.fail.parameter-renamed")
+@given(case=s.renamed_layer())
+def test_a_rename_is_refused_naming_the_sealed_layer(engine: Engine, case: dict[str, Any]) -> None:
+    """Renaming a sealed layer (or its model scope) is refused naming the layer it was sealed as."""
+    require(engine, "linear")
+    model = counted_model(case)
+    layer = model.layers[case["layer"] % len(model.layers)]
+    sealed = layer.plan.name
+    if "new_scope" in case:
+        layer.scope = case["new_scope"]
+    else:
+        layer.name = case["new_name"]
+    with pytest.raises(ParameterIdentityError, match=rf"layer '{sealed}' parameter name or order changed"):
+        model.forward(input_matrix(1, case["widths"][0]))
+
+
+@pytest.mark.spec("S07.fail.parameter-state", "S07.fail.output-shape")
+@given(case=s.broken_executor(s.WEIGHT_FAULTS + s.SHAPE_FAULTS))
+def test_a_failed_postcondition_restores_the_parameters(engine: Engine, case: dict[str, Any]) -> None:
+    """After a postcondition refusal the next clean forward sees the sealed, unchanged parameters."""
+    require(engine, "linear")
+    model = broken_model(case)
+    sealed = [(ref.name, ref.identity(), ref.value.data, ref.value.grad) for ref in model.seal.refs]
+    x = input_matrix(case["tokens"], case["widths"][0])
+    with pytest.raises((ParameterIdentityError, ShapeError), match="postcondition"):
+        model.forward(x)
+    model.fault = "none"
+    counter = CountingValue.reset()
+    out = model.forward(x)
+    current = [(ref.name, ref.identity(), ref.value.data, ref.value.grad) for ref in model.current_refs()]
+    assert sealed == current
+    assert (case["tokens"], case["widths"][-1]) == out.shape
+    assert model.plan_forward(case["tokens"]).total_graph_nodes() == counter.operations

@@ -1,0 +1,194 @@
+"""Stage T properties: tensor op gradients against the spec, central differences, Value, and numpy's rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import array_api_strict
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from contracts.engines import Engine
+from contracts.spec import SpecRow
+from contracts.tensor import reduce_to_shape
+from contracts.tensor.engine_ops import reference_tensor_vjp
+from tests import strategies as s
+from tests.spec_rows import params, require
+from tests.tensor_cases import (
+    GRADIENT_ROWS,
+    gradient_row,
+    require_reference,
+    spec_forward,
+    spec_vjp,
+    sum_to_shape,
+    value_vjp,
+)
+
+STEP = 1e-5
+BINARY_OPS = ("add", "multiply", "maximum", "matmul")
+
+
+def draw_case(data: st.DataObject, spec_row: SpecRow, smooth: bool = False) -> dict[str, Any]:
+    case: dict[str, Any] = data.draw(s.tensor_case(spec_row["op"], spec_row["domain"], smooth))
+    return case
+
+
+@pytest.mark.spec("T.rule.broadcast-reduction")
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_every_gradient_has_its_input_shape(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Each gradient has exactly its input's shape; the output has numpy's broadcast (or matmul) shape."""
+    require(engine, f"tensor.{spec_row['op']}", spec_row.id)
+    case = draw_case(data, spec_row)
+    value, grads = engine.tensor_vjp(spec_row["op"], case["inputs"], case["upstream"])
+    assert [x.shape for x in case["inputs"]] == [grad.shape for grad in grads]
+    assert case["upstream"].shape == value.shape
+    assert [np.float64] * (len(grads) + 1) == [value.dtype.type, *(grad.dtype.type for grad in grads)]
+
+
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_value_and_gradients_match_spec(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Forward and every VJP equal the spec row's expressions, summed explicitly over the broadcast axes."""
+    require(engine, f"tensor.{spec_row['op']}", spec_row.id)
+    case = draw_case(data, spec_row)
+    expected_value, expected_grads = spec_vjp(spec_row, case["inputs"], case["upstream"])
+    value, grads = engine.tensor_vjp(spec_row["op"], case["inputs"], case["upstream"])
+    assert expected_value == pytest.approx(value, rel=1e-12, abs=1e-12)
+    for expected, actual in zip(expected_grads, grads, strict=True):
+        assert expected == pytest.approx(actual, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_gradients_match_central_differences(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Along a random direction d, d/dt sum(u * f(x + t d)) (central differences) equals sum(grad * d)."""
+    require(engine, f"tensor.{spec_row['op']}", spec_row.id)
+    case = draw_case(data, spec_row, smooth=True)
+    inputs, upstream = case["inputs"], case["upstream"]
+    direction = data.draw(s.directions([x.shape for x in inputs]))
+    _, grads = engine.tensor_vjp(spec_row["op"], inputs, upstream)
+
+    def loss(t: float) -> float:
+        moved = [x + t * d for x, d in zip(inputs, direction, strict=True)]
+        return float(np.sum(upstream * spec_forward(spec_row, moved)))
+
+    numeric = (loss(STEP) - loss(-STEP)) / (2 * STEP)
+    analytic = sum(float(np.sum(grad * d)) for grad, d in zip(grads, direction, strict=True))
+    assert numeric == pytest.approx(analytic, rel=1e-5, abs=1e-5)
+
+
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_matches_the_value_engine_elementwise(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """The same computation done element by element with the scalar Value engine gives equal results."""
+    require(engine, f"tensor.{spec_row['op']}", spec_row.id)
+    case = draw_case(data, spec_row, smooth=True)
+    expected_value, expected_grads = value_vjp(spec_row["op"], case["inputs"], case["upstream"])
+    value, grads = engine.tensor_vjp(spec_row["op"], case["inputs"], case["upstream"])
+    assert expected_value == pytest.approx(value, rel=1e-12, abs=1e-12)
+    for expected, actual in zip(expected_grads, grads, strict=True):
+        assert expected == pytest.approx(actual, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.spec("T.rule.broadcast-reduction")
+@pytest.mark.parametrize("op", BINARY_OPS)
+@given(data=st.data())
+def test_broadcast_gradient_is_the_explicit_sum(engine: Engine, op: str, data: st.DataObject) -> None:
+    """A broadcast input's gradient is its pre-broadcast copy's gradient summed over the broadcast axes."""
+    spec_row = gradient_row(op)
+    require(engine, f"tensor.{op}", "T.rule.broadcast-reduction")
+    case = draw_case(data, spec_row)
+    inputs, upstream = case["inputs"], case["upstream"]
+    if op == "matmul":  # copy batch axes only; a 1-D operand has none (expanding it would change its meaning)
+        batch = np.broadcast_shapes(*(x.shape[:-2] for x in inputs if x.ndim >= 2))
+        expanded = [np.broadcast_to(x, batch + x.shape[-2:]).copy() if x.ndim >= 2 else x for x in inputs]
+    else:
+        frame = np.broadcast_shapes(*(x.shape for x in inputs))
+        expanded = [np.broadcast_to(x, frame).copy() for x in inputs]
+    _, frame_grads = engine.tensor_vjp(op, expanded, upstream)
+    _, grads = engine.tensor_vjp(op, inputs, upstream)
+    for x, frame_grad, grad in zip(inputs, frame_grads, grads, strict=True):
+        assert sum_to_shape(frame_grad, x.shape) == pytest.approx(grad, rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.spec("T.rule.broadcast-reduction")
+@pytest.mark.parametrize("xp", [np, array_api_strict], ids=["numpy", "array_api_strict"])
+@given(
+    shapes=hnp.mutually_broadcastable_shapes(num_shapes=1, max_dims=s.TENSOR_DIMS, max_side=s.TENSOR_SIDE),
+    data=st.data(),
+)
+def test_shared_reducer_is_the_explicit_sum(
+    engine: Engine, xp: Any, shapes: hnp.BroadcastableShapes, data: st.DataObject
+) -> None:
+    """The one shared reducer sums exactly the axes the explicit sum does, in any namespace."""
+    require_reference(engine, "T.rule.broadcast-reduction")
+    (shape,) = shapes.input_shapes
+    frame = data.draw(hnp.broadcastable_shapes(shape, max_dims=s.TENSOR_DIMS, max_side=s.TENSOR_SIDE))
+    frame = np.broadcast_shapes(shape, frame)
+    grad = data.draw(s.float_arrays(frame, st.floats(-4, 4)))
+    expected = sum_to_shape(grad, shape)
+    assert expected == pytest.approx(np.asarray(reduce_to_shape(xp, xp.asarray(grad), shape)), rel=1e-12)
+
+
+@pytest.mark.spec("T.rule.tie")
+@given(case=s.tied_pair())
+def test_tie_gradient_goes_wholly_to_the_first_argument(engine: Engine, case: dict[str, Any]) -> None:
+    """Wherever a == b, d maximum / da is exactly the upstream and d maximum / db exactly 0."""
+    require(engine, "tensor.maximum", "T.rule.tie")
+    tie = case["tie"]
+    _, (grad_a, grad_b) = engine.tensor_vjp("maximum", [case["a"], case["b"]], case["upstream"])
+    assert case["upstream"][tie].tolist() == grad_a[tie].tolist()
+    assert [0.0] * int(tie.sum()) == grad_b[tie].tolist()
+
+
+@pytest.mark.spec("T.rule.tie")
+@given(
+    x=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=0, max_dims=s.TENSOR_DIMS, max_side=s.TENSOR_SIDE),
+        elements=st.sampled_from([0.0, -0.0]),
+    ),
+    data=st.data(),
+)
+def test_relu_gradient_is_zero_at_zero(engine: Engine, x: np.ndarray, data: st.DataObject) -> None:
+    """relu = maximum(0, x) at x = 0 (and -0.0) is 0 with gradient exactly 0: the tie goes to the 0."""
+    require(engine, "tensor.relu", "T.rule.tie")
+    upstream = data.draw(s.float_arrays(x.shape, st.floats(-2, 2).filter(lambda u: u != 0)))
+    value, (grad,) = engine.tensor_vjp("relu", [x], upstream)
+    assert ([0.0] * x.size, [0.0] * x.size) == (value.ravel().tolist(), grad.ravel().tolist())
+
+
+@pytest.mark.spec("T.rule.matmul-promotion")
+@given(data=st.data())
+def test_one_dimensional_matmul_follows_numpy_promotion(engine: Engine, data: st.DataObject) -> None:
+    """With a 1-D operand: numpy's result, and gradients of the promoted operands with the axis dropped."""
+    require(engine, "tensor.matmul", "T.rule.matmul-promotion")
+    spec_row = gradient_row("matmul")
+    case = data.draw(
+        s.tensor_case("matmul", spec_row["domain"]).filter(lambda c: min(x.ndim for x in c["inputs"]) == 1)
+    )
+    a, b = case["inputs"]
+    value, grads = engine.tensor_vjp("matmul", [a, b], case["upstream"])
+    expected_value, expected_grads = spec_vjp(spec_row, [a, b], case["upstream"])
+    assert expected_value == pytest.approx(value, rel=1e-12, abs=1e-12)
+    assert [a.shape, b.shape] == [grad.shape for grad in grads]
+    for expected, actual in zip(expected_grads, grads, strict=True):
+        assert expected == pytest.approx(actual, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.spec("T.rule.namespace")
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_ops_over_array_api_strict(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """Over array_api_strict the reference gives the spec's values and gradients, as over numpy."""
+    require_reference(engine, "T.rule.namespace")
+    case = draw_case(data, spec_row)
+    expected_value, expected_grads = spec_vjp(spec_row, case["inputs"], case["upstream"])
+    value, grads = reference_tensor_vjp(spec_row["op"], case["inputs"], case["upstream"], xp=array_api_strict)
+    assert expected_value == pytest.approx(value, rel=1e-12, abs=1e-12)
+    for expected, actual in zip(expected_grads, grads, strict=True):
+        assert expected == pytest.approx(actual, rel=1e-9, abs=1e-12)
