@@ -49,9 +49,12 @@ class SpecRow(Mapping[str, Any]):
     def id(self) -> str:
         return self.row_id()
 
+    def row_kind(self) -> str:
+        return str(self._data["kind"])
+
     @property
     def kind(self) -> str:
-        return str(self._data["kind"])
+        return self.row_kind()
 
 
 def spec_dir() -> Path:

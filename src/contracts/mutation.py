@@ -1,0 +1,166 @@
+"""The mutation gate: mutmut measures whether the tests can fail; this module makes CI act on it.
+
+score = (killed + timeout) / (total - skipped), as `mutmut badge` computes it, so mutants with no
+covering test count against the score. Every surviving mutant must be killed or listed, with the
+reason it is equivalent, in mutation/equivalents.toml; a listed mutant that no longer survives must
+be removed from the list. Functions mutmut cannot mutate (decorated by anything but staticmethod or
+classmethod) are reported, and fail the gate when they hold logic.
+
+Run after `mutmut run` and `mutmut export-cicd-stats`:  python -m contracts.mutation
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import subprocess
+import sys
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+THRESHOLD = 0.95
+GOAL = 0.98
+STATS = Path("mutants/mutmut-cicd-stats.json")
+EQUIVALENTS = Path("mutation/equivalents.toml")
+UNMUTATED_DECORATORS = frozenset({"staticmethod", "classmethod"})
+NOT_KILLED = ("survived", "no tests", "suspicious", "segfault")
+
+
+def score(stats: Mapping[str, int]) -> float:
+    """(killed + timeout) / (total - skipped); 1.0 when nothing could be mutated."""
+    mutated = stats["total"] - stats["skipped"]
+    if mutated <= 0:
+        return 1.0
+    return (stats["killed"] + stats["timeout"]) / mutated
+
+
+def parse_results(text: str) -> dict[str, str]:
+    """mutant name -> status, from `mutmut results` lines `name: status`."""
+    found: dict[str, str] = {}
+    for line in text.splitlines():
+        name, separator, status = line.strip().rpartition(": ")
+        if separator and name.startswith(("contracts.", "src.")):
+            found[name] = status
+    return found
+
+
+def load_equivalents(path: Path) -> dict[str, str]:
+    """mutant name -> the reviewed reason it cannot be killed."""
+    if not path.exists():
+        return {}
+    document = tomllib.loads(path.read_text(encoding="utf-8"))
+    listed: dict[str, str] = {}
+    for entry in document.get("mutant", []):
+        reason = str(entry.get("reason", "")).strip()
+        if not reason:
+            raise ValueError(f"{path}: mutant {entry.get('name')!r} is listed without a reason")
+        listed[str(entry["name"])] = reason
+    return listed
+
+
+def decorator_name(node: ast.expr) -> str:
+    target = node.func if isinstance(node, ast.Call) else node
+    if isinstance(target, ast.Attribute):
+        return target.attr
+    return target.id if isinstance(target, ast.Name) else ast.unparse(target)
+
+
+def is_delegation(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """True when the body is only `return <name, attribute or plain call>` (after a docstring)."""
+    body = list(function.body)
+    if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
+        return False
+    value = body[0].value
+    if isinstance(value, ast.Call):
+        arguments = [*value.args, *(k.value for k in value.keywords)]
+        return all(isinstance(a, ast.Name | ast.Attribute | ast.Constant) for a in arguments)
+    return isinstance(value, ast.Name | ast.Attribute)
+
+
+def blind_spots(paths: Iterable[Path]) -> list[tuple[str, bool]]:
+    """(file:line function, holds logic) for every function mutmut will not mutate."""
+    found: list[tuple[str, bool]] = []
+    for path in sorted(paths):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            names = {decorator_name(d) for d in node.decorator_list}
+            if names - UNMUTATED_DECORATORS:
+                found.append((f"{path}:{node.lineno} {node.name}", not is_delegation(node)))
+    return found
+
+
+def problems(
+    stats: Mapping[str, int],
+    results: Mapping[str, str],
+    equivalents: Mapping[str, str],
+    spots: Sequence[tuple[str, bool]],
+    threshold: float,
+) -> list[str]:
+    """Every reason the gate fails, one line each; empty when it passes."""
+    lines: list[str] = []
+    value = score(stats)
+    if value < threshold:
+        lines.append(f"score {value:.2%} is below the threshold {threshold:.0%}")
+    not_killed = {name for name, status in results.items() if status in NOT_KILLED}
+    lines.extend(
+        f"unexplained {results[name]} mutant: {name} (kill it, or list it in {EQUIVALENTS} with a reason)"
+        for name in sorted(not_killed - set(equivalents))
+    )
+    lines.extend(
+        f"listed mutant no longer survives (or no longer exists): {name}; remove it from {EQUIVALENTS}"
+        for name in sorted(set(equivalents) - not_killed)
+    )
+    lines.extend(
+        f"blind spot with logic (mutmut skips decorated functions): {where}; move the logic to a plain method"
+        for where, logic in spots
+        if logic
+    )
+    return lines
+
+
+def report(stats: Mapping[str, int], spots: Sequence[tuple[str, bool]], threshold: float) -> str:
+    counts = ", ".join(
+        f"{key} {stats.get(key, 0)}"
+        for key in ("killed", "timeout", "survived", "no_tests", "suspicious", "skipped", "total")
+    )
+    lines = [f"mutation score {score(stats):.2%} (threshold {threshold:.0%}, goal {GOAL:.0%}): {counts}"]
+    lines.append(f"functions mutmut cannot mutate: {len(spots)}")
+    lines.extend(f"  {where}{' (holds logic)' if logic else ''}" for where, logic in spots)
+    return "\n".join(lines)
+
+
+def mutmut_results() -> str:
+    """The text of `mutmut results` (survivors and mutants without tests)."""
+    completed = subprocess.run(
+        [sys.executable, "-m", "mutmut", "results"], capture_output=True, text=True, check=True
+    )
+    return completed.stdout
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m contracts.mutation", description=__doc__.split("\n")[0])
+    parser.add_argument("--stats", type=Path, default=STATS)
+    parser.add_argument("--equivalents", type=Path, default=EQUIVALENTS)
+    parser.add_argument("--results", type=Path, help="a saved `mutmut results` output (default: run it)")
+    parser.add_argument("--source", type=Path, default=Path("src/contracts"))
+    parser.add_argument("--threshold", type=float, default=THRESHOLD)
+    args = parser.parse_args(argv)
+    stats: dict[str, int] = json.loads(args.stats.read_text(encoding="utf-8"))
+    text = args.results.read_text(encoding="utf-8") if args.results else mutmut_results()
+    spots = blind_spots(args.source.rglob("*.py"))
+    print(report(stats, spots, args.threshold))
+    failures = problems(stats, parse_results(text), load_equivalents(args.equivalents), spots, args.threshold)
+    for line in failures:
+        print(f"FAIL: {line}")
+    print("mutation gate: " + ("failed" if failures else "passed"))
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
