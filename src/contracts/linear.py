@@ -117,8 +117,7 @@ class LinearPlan:
         tensor = self.weight_tensor()
         return tuple(
             tuple(
-                checked_init_value(x, where, f"initializer({tensor!r}, {o}, {i})")
-                for i, x in enumerate(row)
+                checked_init_value(x, where, f"initializer({tensor!r}, {o}, {i})") for i, x in enumerate(row)
             )
             for o, row in enumerate(raw)
         )
@@ -162,9 +161,7 @@ class Linear:
 
     __slots__ = ("bias", "name", "plan", "scope", "seal", "weight")
 
-    def __init__(
-        self, plan: LinearPlan, weight: Matrix, bias: Vector | None = None, scope: str = ""
-    ) -> None:
+    def __init__(self, plan: LinearPlan, weight: Matrix, bias: Vector | None = None, scope: str = "") -> None:
         if not isinstance(plan, LinearPlan):
             fail_type("Linear", "plan", "a LinearPlan", plan)
         where = f"Linear {plan.name!r}"
@@ -176,7 +173,7 @@ class Linear:
             )
         if plan.use_bias:
             require_vector(bias, where)
-            assert isinstance(bias, Vector)  # noqa: S101 - narrowed by require_vector
+            assert isinstance(bias, Vector)
             if bias.shape_tuple() != plan.bias_shape():
                 raise ShapeError(
                     f"{where}: bias shape must equal the plan's (C_out,) = {plan.bias_shape()}, "
@@ -204,12 +201,13 @@ class Linear:
         where = f"Linear {self.plan.name!r}"
         if not isinstance(weight, Matrix):
             raise ParameterIdentityError(
-                f"{where}: layer {self.plan.name!r} weight storage must be a Matrix, got {weight!r}"
+                f"{where}: layer {self.plan.name!r} parameter storage identity changed: weight "
+                f"storage must be the sealed Matrix, got {weight!r}"
             )
         if bias is not None and not isinstance(bias, Vector):
             raise ParameterIdentityError(
-                f"{where}: layer {self.plan.name!r} bias storage must be a Vector or None, "
-                f"got {bias!r}"
+                f"{where}: layer {self.plan.name!r} parameter storage identity changed: bias "
+                f"storage must be the sealed Vector or None, got {bias!r}"
             )
         owner = self.name
         prefix = qualified(self.scope, owner)
@@ -220,13 +218,21 @@ class Linear:
         ]
         if bias is not None:
             refs.extend(
-                ParameterRef(f"{prefix}.bias[{o}]", value, owner)
-                for o, value in enumerate(bias.values)
+                ParameterRef(f"{prefix}.bias[{o}]", value, owner) for o, value in enumerate(bias.values)
             )
         return tuple(refs)
 
     def parameters(self) -> tuple[Value, ...]:
         return self.seal.values()
+
+    def sealed_refs(self) -> tuple[ParameterRef, ...]:
+        return self.seal.refs
+
+    def verify_seal(self, where: str) -> tuple[ParameterRef, ...]:
+        """Refs rebuilt from current storage, checked against the seal; returned if they match."""
+        refs = self.current_refs()
+        self.seal.verify(refs, where)
+        return refs
 
     # -- the guarded forward ----------------------------------------------------------------------
 
@@ -250,8 +256,7 @@ class Linear:
             return tuple(tuple(trusted_dot(w, x) for w in weight_rows) for x in rows)
         bias = self.bias.values
         return tuple(
-            tuple(trusted_dot(w, x) + b for w, b in zip(weight_rows, bias, strict=False))
-            for x in rows
+            tuple(trusted_dot(w, x) + b for w, b in zip(weight_rows, bias, strict=False)) for x in rows
         )
 
     def storage(self) -> LinearStorage:
@@ -265,7 +270,7 @@ class Linear:
         )
 
     def restore_storage(self, saved: object) -> None:
-        assert isinstance(saved, LinearStorage)  # noqa: S101 - only storage() produces it
+        assert isinstance(saved, LinearStorage)
         self.name = saved.name
         self.weight = saved.weight
         saved.weight.rows = saved.weight_rows
