@@ -26,6 +26,9 @@ class CountingInitializer:
         return self.produce(*args)
 
 
+NOT_GIVEN = object()
+
+
 @dataclass
 class Attempt:
     """A call that must be refused, and what it could have touched."""
@@ -34,6 +37,8 @@ class Attempt:
     initializer: CountingInitializer | None = None
     parameters: Sequence[Value] = ()
     identity: Callable[[], object] | None = field(default=None)
+    # The offending value the message must name (repr, and its type for a TypeError).
+    offending: object = field(default=NOT_GIVEN)
 
 
 def exception_type(name: str) -> type[BaseException]:
@@ -57,6 +62,11 @@ def assert_refused(row: SpecRow, attempt: Attempt) -> None:
     assert re.search(row["message"], str(raised.value)), (
         f"{row.id}: message {str(raised.value)!r} does not match {row['message']!r}"
     )
+    message = str(raised.value)
+    if attempt.offending is not NOT_GIVEN:
+        assert repr(attempt.offending) in message, f"{row.id}: message does not name {attempt.offending!r}"
+        if expected is TypeError:
+            assert f"({type(attempt.offending).__name__})" in message, f"{row.id}: message lacks the type"
     readings = {
         "operations": counter.operations,
         "graph_nodes": counter.operations,

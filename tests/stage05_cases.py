@@ -8,7 +8,7 @@ from typing import Any
 from contracts import CountingValue, Embedding, EmbeddingPlan, Matrix, Value, Vector
 from contracts.shapes import dot_cost, matmul_cost
 from contracts.value import topological_order
-from tests.probes import Attempt, CountingInitializer
+from tests.probes import NOT_GIVEN, Attempt, CountingInitializer
 
 Case = dict[str, Any]
 
@@ -21,11 +21,17 @@ def counted_embedding(case: Case) -> Embedding:
     return EmbeddingPlan(case["V"], case["C"], case["D"]).materialize(CountingInitializer(), CountingValue)
 
 
+def offending(case: Case, key: str = "bad") -> object:
+    """The value a refusal's message must name: a Value is named by its data."""
+    bad = case.get(key, NOT_GIVEN)
+    return bad.data if isinstance(bad, Value) else bad
+
+
 def constructor_attempt(case: Case) -> Attempt:
     """Vector from `elements` or Matrix from `rows`."""
     if "elements" in case:
-        return Attempt(lambda: Vector(case["elements"], CountingValue))
-    return Attempt(lambda: Matrix(case["rows"], CountingValue))
+        return Attempt(lambda: Vector(case["elements"], CountingValue), offending=offending(case))
+    return Attempt(lambda: Matrix(case["rows"], CountingValue), offending=offending(case))
 
 
 def plan_attempt(case: Case) -> Attempt:
@@ -36,6 +42,17 @@ def plan_attempt(case: Case) -> Attempt:
             initializer, CountingValue
         ),
         initializer=initializer,
+        offending=offending(case, "bad" if "bad" in case else "budget"),
+    )
+
+
+def initializer_attempt(case: Case) -> Attempt:
+    """An initializer that returns `bad` at one (table, row, col) and 0.5 elsewhere."""
+    target = (case["table"], case["row"], case["col"])
+    initializer = CountingInitializer(lambda *position: case["bad"] if position == target else 0.5)
+    plan = EmbeddingPlan(case["V"], case["C"], case["D"])
+    return Attempt(
+        lambda: plan.materialize(initializer, CountingValue), initializer=initializer, offending=case["bad"]
     )
 
 
@@ -77,10 +94,10 @@ def operand_attempt(case: Case) -> Attempt:
     other = case["other"]
     if case["op"] in ("add", "dot"):
         vector = Vector([1.0, 2.0], CountingValue)
-        return Attempt(lambda: getattr(vector, case["op"])(other))
+        return Attempt(lambda: getattr(vector, case["op"])(other), offending=other)
     if case["op"] == "matmul":
         matrix = Matrix([[1.0]], CountingValue)
-        return Attempt(lambda: matrix.matmul(other))
+        return Attempt(lambda: matrix.matmul(other), offending=other)
     plan = EmbeddingPlan(2, 2, 1)
     weight = Matrix([[0.0], [0.0]], CountingValue)
     slots = {
@@ -88,14 +105,20 @@ def operand_attempt(case: Case) -> Attempt:
         "token": (plan, other, weight),
         "position": (plan, weight, other),
     }
-    return Attempt(lambda: Embedding(*slots[case.get("slot", "plan")]))
+    return Attempt(lambda: Embedding(*slots[case.get("slot", "plan")]), offending=other)
+
+
+def relation_attempt(case: Case) -> Attempt:
+    """Operands whose shapes do not relate, with no budget."""
+    run = operation(case)
+    return Attempt(lambda: run(None))
 
 
 def operation_attempt(case: Case) -> Attempt:
     if op_of(case) == "embedding-plan":
         return plan_attempt(case)
     run = operation({"a": [[1.0]], "b": [[1.0]], **case})
-    return Attempt(lambda: run(case["budget"]))
+    return Attempt(lambda: run(case["budget"]), offending=offending(case, "budget"))
 
 
 ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
@@ -105,10 +128,13 @@ ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
     "S05.fail.element-type": constructor_attempt,
     "S05.fail.element-nonfinite": constructor_attempt,
     "S05.fail.empty-dimension": constructor_attempt,
-    "S05.fail.vector-length": lambda case: operation_attempt({**case, "budget": None}),
-    "S05.fail.matmul-dim": lambda case: operation_attempt({**case, "budget": None}),
+    "S05.fail.vector-length": relation_attempt,
+    "S05.fail.matmul-dim": relation_attempt,
     "S05.fail.graph-budget": operation_attempt,
     "S05.fail.budget-value": operation_attempt,
+    "S05.fail.budget-type": operation_attempt,
+    "S05.fail.initializer-type": initializer_attempt,
+    "S05.fail.initializer-nonfinite": initializer_attempt,
     "S05.fail.weight-config": weight_attempt,
     "S05.fail.token-id": forward_attempt,
     "S05.fail.token-type": forward_attempt,

@@ -10,6 +10,8 @@ import numpy as np
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
+from contracts.value import Value
+
 # ---------------------------------------------------------------- spec-driven (all stages)
 
 
@@ -26,7 +28,10 @@ def symbol_values(domains: Mapping[str, Mapping[str, Any]]) -> st.SearchStrategy
 
 
 finite_floats = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
-non_finite = st.sampled_from([float("nan"), float("inf"), float("-inf")])
+non_finite_float = st.sampled_from([float("nan"), float("inf"), float("-inf")])
+# a Value element is checked too: its data must be finite
+non_finite_element = st.one_of(non_finite_float, non_finite_float.map(Value))
+not_a_sequence_of_tokens = st.sampled_from([5, 2.0, None, "abc", b"ab", {1, 2}])
 not_a_real = st.sampled_from([True, False, "1", None, 1j, [1.0], b"1"])
 not_an_exact_int = st.sampled_from([True, False, 1.0, "1", None, 2.5])
 
@@ -88,15 +93,20 @@ def tokens_with_bad_id(draw: st.DrawFn) -> dict[str, Any]:
     tokens = draw(st.lists(st.integers(0, config["V"] - 1), min_size=1, max_size=config["C"]))
     bad = draw(st.one_of(st.integers(config["V"], config["V"] + 50), st.integers(-50, -1)))
     tokens[draw(st.integers(0, len(tokens) - 1))] = bad
-    return {**config, "tokens": tokens}
+    return {**config, "tokens": tokens, "bad": bad}
 
 
 @st.composite
 def tokens_with_bad_type(draw: st.DrawFn) -> dict[str, Any]:
     config = draw(embedding_config)
     tokens: list[Any] = draw(st.lists(st.integers(0, config["V"] - 1), min_size=1, max_size=config["C"]))
-    tokens[draw(st.integers(0, len(tokens) - 1))] = draw(not_an_exact_int)
-    return {**config, "tokens": tokens}
+    bad = draw(not_an_exact_int)
+    tokens[draw(st.integers(0, len(tokens) - 1))] = bad
+    if draw(st.booleans()):
+        return {**config, "tokens": tokens, "bad": bad}
+    # the whole sequence is not a sequence of ints
+    sequence = draw(not_a_sequence_of_tokens)
+    return {**config, "tokens": sequence, "bad": sequence}
 
 
 @st.composite
@@ -117,7 +127,7 @@ def over_parameter_budget(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def bad_config(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[str, Any]:
     config: dict[str, Any] = draw(embedding_config)
-    config[draw(st.sampled_from(["V", "C", "D"]))] = draw(bad)
+    config["bad"] = config[draw(st.sampled_from(["V", "C", "D"]))] = draw(bad)
     return config
 
 
@@ -127,8 +137,9 @@ def with_bad_element(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[str, 
     m, k = draw(small_dim), draw(small_dim)
     rows: list[list[Any]] = draw(matrix_rows(m, k))
     r = draw(st.integers(0, m - 1))
-    rows[r][draw(st.integers(0, k - 1))] = draw(bad)
-    return {"elements": rows[r]} if draw(st.booleans()) else {"rows": rows}
+    element = draw(bad)
+    rows[r][draw(st.integers(0, k - 1))] = element
+    return {"elements": rows[r], "bad": element} if draw(st.booleans()) else {"rows": rows, "bad": element}
 
 
 def empty_shapes() -> st.SearchStrategy[dict[str, Any]]:
@@ -306,7 +317,7 @@ def with_bad_elements(
 
 log_domain_violation = with_bad_elements(st.floats(0.1, 10), st.floats(-10, 0))
 exp_overflow = with_bad_elements(st.floats(-10, 10), st.floats(710, 1e5))
-non_finite_tensor_data = with_bad_elements(st.floats(-10, 10), non_finite)
+non_finite_tensor_data = with_bad_elements(st.floats(-10, 10), non_finite_float)
 bad_dtype_data = st.one_of(
     hnp.arrays(np.bool_, hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)),
     hnp.arrays(np.complex128, hnp.array_shapes(min_dims=0, max_dims=2, max_side=3)),
@@ -368,7 +379,7 @@ def invalid_plan_values() -> st.SearchStrategy[dict[str, Any]]:
         st.integers(-5, 0).map(lambda n: {"in_features": n}),
         st.integers(-5, 0).map(lambda n: {"out_features": n}),
         st.sampled_from(["", " ", "\t", "  \n"]).map(lambda name: {"name": name}),
-        st.one_of(st.floats(-10, 0), non_finite).map(lambda g: {"gain": g}),
+        st.one_of(st.floats(-10, 0), non_finite_float).map(lambda g: {"gain": g}),
         st.text(max_size=8)
         .filter(lambda d: d not in ("normal", "uniform"))
         .map(lambda d: {"distribution": d}),
@@ -492,7 +503,7 @@ def broken_executor(draw: st.DrawFn, faults: tuple[str, ...]) -> dict[str, Any]:
 def non_finite_parameter(draw: st.DrawFn) -> dict[str, Any]:
     case = draw(mlp_case())
     position = [draw(st.integers(0, 5)), draw(st.integers(0, 5))]
-    return {**case, "layer": draw(st.integers(0, 5)), "position": position, "data": draw(non_finite)}
+    return {**case, "layer": draw(st.integers(0, 5)), "position": position, "data": draw(non_finite_float)}
 
 
 @st.composite
@@ -541,11 +552,12 @@ not_a_sequence = st.sampled_from([3.0, 7, None, "abc", b"ab", True])
 def wrong_container(draw: st.DrawFn) -> dict[str, Any]:
     """A Vector from a non-sequence, or a Matrix whose rows (or one row) are not sequences."""
     kind = draw(st.sampled_from(["elements", "rows", "row"]))
+    bad = draw(not_a_sequence)
     if kind != "row":
-        return {kind: draw(not_a_sequence)}
+        return {kind: bad, "bad": bad}
     rows: list[Any] = draw(matrix_rows(draw(st.integers(2, 4)), draw(small_dim)))
-    rows[draw(st.integers(0, len(rows) - 1))] = draw(not_a_sequence)
-    return {"rows": rows}
+    rows[draw(st.integers(0, len(rows) - 1))] = bad
+    return {"rows": rows, "bad": bad}
 
 
 wrong_operand = st.fixed_dictionaries(
@@ -555,3 +567,21 @@ wrong_operand = st.fixed_dictionaries(
         "slot": st.sampled_from(["plan", "token", "position"]),
     }
 )
+
+
+@st.composite
+def initializer_failure(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[str, Any]:
+    """A config and one (table, row, col) where the initializer returns a bad value."""
+    config = draw(embedding_config)
+    table = draw(st.sampled_from(["token", "position"]))
+    rows = config["V"] if table == "token" else config["C"]
+    return {
+        **config,
+        "table": table,
+        "row": draw(st.integers(0, rows - 1)),
+        "col": draw(st.integers(0, config["D"] - 1)),
+        "bad": draw(bad),
+    }
+
+
+budget_of_wrong_type = st.sampled_from([True, False, 3.0, "4", None, 2.5])

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from contracts.checks import (
-    budget_limit,
     exact_int,
     fail_type,
     positive_int,
@@ -28,7 +27,7 @@ Initializer = Callable[[str, int, int], float]
 class EmbeddingPlan:
     """V, C, D and an optional parameter budget; validated and priced, never allocated."""
 
-    __slots__ = ("context_length", "parameter_budget", "vocab_size", "width")
+    __slots__ = ("context_length", "vocab_size", "width")
 
     def __init__(
         self,
@@ -40,7 +39,6 @@ class EmbeddingPlan:
         self.vocab_size = positive_int(vocab_size, "EmbeddingPlan", "vocab_size V")
         self.context_length = positive_int(context_length, "EmbeddingPlan", "context_length C")
         self.width = positive_int(width, "EmbeddingPlan", "width D")
-        self.parameter_budget = budget_limit(parameter_budget, "EmbeddingPlan")
         within_budget(self.parameter_count(), parameter_budget, "EmbeddingPlan", "parameters")
 
     def token_parameters(self) -> int:

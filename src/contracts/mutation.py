@@ -24,6 +24,7 @@ THRESHOLD = 0.95
 GOAL = 0.98
 STATS = Path("mutants/mutmut-cicd-stats.json")
 EQUIVALENTS = Path("mutation/equivalents.toml")
+SOURCE = Path("src/contracts")
 UNMUTATED_DECORATORS = frozenset({"staticmethod", "classmethod"})
 NOT_KILLED = ("survived", "no tests", "suspicious", "segfault")
 
@@ -36,12 +37,15 @@ def score(stats: Mapping[str, int]) -> float:
     return (stats["killed"] + stats["timeout"]) / mutated
 
 
+STATUSES = frozenset({"killed", "survived", "no tests", "timeout", "suspicious", "skipped", "segfault"})
+
+
 def parse_results(text: str) -> dict[str, str]:
     """mutant name -> status, from `mutmut results` lines `name: status`."""
     found: dict[str, str] = {}
     for line in text.splitlines():
-        name, separator, status = line.strip().rpartition(": ")
-        if separator and name.startswith(("contracts.", "src.")):
+        name, _, status = line.strip().rpartition(": ")
+        if status in STATUSES:
             found[name] = status
     return found
 
@@ -50,7 +54,8 @@ def load_equivalents(path: Path) -> dict[str, str]:
     """mutant name -> the reviewed reason it cannot be killed."""
     if not path.exists():
         return {}
-    document = tomllib.loads(path.read_text(encoding="utf-8"))
+    with path.open("rb") as file:
+        document = tomllib.load(file)
     listed: dict[str, str] = {}
     for entry in document.get("mutant", []):
         reason = str(entry.get("reason", "")).strip()
@@ -85,7 +90,7 @@ def blind_spots(paths: Iterable[Path]) -> list[tuple[str, bool]]:
     """(file:line function, holds logic) for every function mutmut will not mutate."""
     found: list[tuple[str, bool]] = []
     for path in sorted(paths):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = ast.parse(path.read_bytes())
         for node in ast.walk(tree):
             if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 continue
@@ -144,15 +149,15 @@ def mutmut_results() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m contracts.mutation", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser()
     parser.add_argument("--stats", type=Path, default=STATS)
     parser.add_argument("--equivalents", type=Path, default=EQUIVALENTS)
-    parser.add_argument("--results", type=Path, help="a saved `mutmut results` output (default: run it)")
-    parser.add_argument("--source", type=Path, default=Path("src/contracts"))
+    parser.add_argument("--results", type=Path)  # a saved `mutmut results` output; default: run it
+    parser.add_argument("--source", type=Path, default=SOURCE)
     parser.add_argument("--threshold", type=float, default=THRESHOLD)
     args = parser.parse_args(argv)
-    stats: dict[str, int] = json.loads(args.stats.read_text(encoding="utf-8"))
-    text = args.results.read_text(encoding="utf-8") if args.results else mutmut_results()
+    stats: dict[str, int] = json.loads(args.stats.read_bytes())
+    text = args.results.read_text() if args.results else mutmut_results()
     spots = blind_spots(args.source.rglob("*.py"))
     print(report(stats, spots, args.threshold))
     failures = problems(stats, parse_results(text), load_equivalents(args.equivalents), spots, args.threshold)

@@ -96,9 +96,8 @@ class Value:
 
     def relu(self) -> Value:
         """max(0, x); the gradient at 0 is 0 (Lucid's maximum gives a tie to its first argument)."""
-        if self.data > 0:
-            return type(self)(self.data, (self,), (1.0,))
-        return type(self)(0.0, (self,), (0.0,))
+        slope = 1.0 if self.data > 0 else 0.0
+        return type(self)(self.data * slope, (self,), (slope,))
 
     def exp(self) -> Value:
         try:
@@ -120,7 +119,7 @@ class Value:
         """Set d(self)/d(self) = 1 and accumulate d(self)/d(node) into every reachable node.
 
         Intermediate grads are recomputed from zero on every call; leaf grads accumulate across
-        calls, so calling backward twice doubles each leaf gradient exactly.
+        calls, so calling backward again adds one more copy of each leaf gradient.
         """
         order = topological_order(self)
         for node in order:
@@ -128,9 +127,14 @@ class Value:
                 node.grad = 0.0
         self.grad = 1.0
         for node in reversed(order):
-            upstream = node.grad
-            for parent, local in zip(node.parents, node.local_grads):
-                parent.grad += local * upstream
+            parents = node.parents
+            # Unrolled for the one- and two-parent nodes every operation makes; leaves pass.
+            if len(parents) == 1:
+                parents[0].grad += node.local_grads[0] * node.grad
+            elif parents:
+                upstream = node.grad
+                for parent, local in zip(parents, node.local_grads):
+                    parent.grad += local * upstream
 
 
 MAX_EXP_INPUT = math.log(1.7976931348623157e308)
@@ -148,7 +152,9 @@ def topological_order(root: Value) -> list[Value]:
         elif node not in visited:
             visited.add(node)
             stack.append((node, True))
-            stack.extend((parent, False) for parent in node.parents if parent not in visited)
+            for parent in node.parents:
+                if parent not in visited:
+                    stack.append((parent, False))
     return order
 
 

@@ -132,3 +132,18 @@ def test_shared_value_stays_one_object(engine: Engine) -> None:
     assert example["distinct"] == len({id(v) for v in matrix.values()})
     assert matrix.rows[0][0] is shared
     assert matrix.rows[0][1] is shared
+
+
+@pytest.mark.spec("S05.rule.initializer-positions")
+def test_initializer_positions_example(engine: Engine) -> None:
+    """V = 2, C = 1, D = 1: the initializer is called at token (0, 0), (1, 0) and position (0, 0)."""
+    require(engine, "embedding")
+    (example,) = row("S05.rule.initializer-positions")["examples"]
+    calls: list[list[object]] = []
+
+    def initializer(*position: object) -> float:
+        calls.append(list(position))
+        return 0.0
+
+    EmbeddingPlan(example["V"], example["C"], example["D"]).materialize(initializer)
+    assert example["calls"] == calls

@@ -9,10 +9,12 @@ import pytest
 
 from contracts.mutation import (
     blind_spots,
+    decorator_name,
     load_equivalents,
     main,
     parse_results,
     problems,
+    report,
     score,
 )
 
@@ -27,6 +29,7 @@ STATS = {"killed": 90, "timeout": 5, "survived": 3, "no_tests": 2, "skipped": 0,
         pytest.param({**STATS, "killed": 0, "timeout": 0}, 0.0, id="nothing-killed"),
         pytest.param({**STATS, "total": 0, "killed": 0, "timeout": 0}, 1.0, id="nothing-mutated"),
         pytest.param({**STATS, "total": 5, "skipped": 5, "killed": 0, "timeout": 0}, 1.0, id="all-skipped"),
+        pytest.param({**STATS, "total": 1, "killed": 0, "timeout": 0}, 0.0, id="one-mutant-survives"),
     ],
 )
 def test_score(stats: dict[str, int], expected: float) -> None:
@@ -39,12 +42,14 @@ def test_results_are_parsed_by_name_and_status() -> None:
     text = """
     contracts.value.x_a__mutmut_1: survived
     contracts.shapes.xǁVectorǁadd__mutmut_2: no tests
-    something else: survived
+    contracts.shapes.x_b__mutmut_3: timeout
+    Running: 5 mutants
     Running...
     """
     assert {
         "contracts.value.x_a__mutmut_1": "survived",
         "contracts.shapes.xǁVectorǁadd__mutmut_2": "no tests",
+        "contracts.shapes.x_b__mutmut_3": "timeout",
     } == parse_results(text)
 
 
@@ -57,6 +62,13 @@ def test_equivalents_need_a_reason(tmp_path: Path) -> None:
     bad.write_text('[[mutant]]\nname = "m2"\nreason = "  "\n')
     with pytest.raises(ValueError, match=r"bad\.toml: mutant 'm2' is listed without a reason"):
         load_equivalents(bad)
+    unexplained = tmp_path / "unexplained.toml"
+    unexplained.write_text('[[mutant]]\nname = "m3"\n')
+    with pytest.raises(ValueError, match=r"mutant 'm3' is listed without a reason"):
+        load_equivalents(unexplained)
+    empty = tmp_path / "empty.toml"
+    empty.write_text("# nothing listed yet\n")
+    assert {} == load_equivalents(empty)
     assert {} == load_equivalents(tmp_path / "missing.toml")
 
 
@@ -146,6 +158,42 @@ def test_blind_spots_flag_decorated_functions_with_logic(tmp_path: Path) -> None
     ] == blind_spots([source])
 
 
+def test_report_text() -> None:
+    """The report gives the score, threshold, goal, every count and each blind spot."""
+    assert (
+        "mutation score 95.00% (threshold 96%, goal 98%): killed 90, timeout 5, survived 3, no_tests 2, "
+        "suspicious 0, skipped 0, total 100\n"
+        "functions mutmut cannot mutate: 2\n"
+        "  a.py:3 shape\n"
+        "  a.py:9 kind (holds logic)"
+    ) == report({**STATS, "suspicious": 0}, [("a.py:3 shape", False), ("a.py:9 kind", True)], 0.96)
+    assert "suspicious 0" in report({k: v for k, v in STATS.items() if k != "suspicious"}, [], 0.95)
+
+
+def test_main_reads_the_default_paths(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Run from the project root, the gate finds mutants/, mutation/ and src/contracts by default."""
+    (tmp_path / "mutants").mkdir()
+    (tmp_path / "mutants" / "mutmut-cicd-stats.json").write_text(json.dumps({**STATS, "killed": 86}))
+    (tmp_path / "mutation").mkdir()
+    (tmp_path / "mutation" / "equivalents.toml").write_text(
+        '[[mutant]]\nname = "contracts.a.x_f__mutmut_1"\nreason = "equivalent"\n'
+    )
+    source = tmp_path / "src" / "contracts"
+    source.mkdir(parents=True)
+    (source / "m.py").write_text("class A:\n    @property\n    def p(self):\n        return 1 + 1\n")
+    results = tmp_path / "results.txt"
+    results.write_text("contracts.a.x_f__mutmut_1: survived\n")
+    monkeypatch.chdir(tmp_path)
+    assert 1 == main(["--results", str(results), "--threshold", "0.9"])
+    out = capsys.readouterr().out
+    assert "mutation score 91.00% (threshold 90%" in out
+    assert "unexplained" not in out
+    assert "FAIL: blind spot with logic (mutmut skips decorated functions): src/contracts/m.py:3 p" in out
+    assert "score" not in out.split("FAIL:", 1)[1]
+
+
 def test_main_exit_code_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """main prints the score and counts, and exits 1 on any problem, 0 otherwise."""
     stats = tmp_path / "stats.json"
@@ -183,3 +231,22 @@ def test_results_come_from_mutmut(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(subprocess, "run", fake_run)
     assert "contracts.a.x_f__mutmut_1: survived\n" == mutation.mutmut_results()
     assert [[sys.executable, "-m", "mutmut", "results"]] == calls
+
+
+@pytest.mark.parametrize(
+    ("source", "expected"),
+    [
+        pytest.param("@property\ndef f(): pass", "property", id="name"),
+        pytest.param("@functools.cache\ndef f(): pass", "cache", id="attribute"),
+        pytest.param("@functools.lru_cache(maxsize=2)\ndef f(): pass", "lru_cache", id="call"),
+        pytest.param("@hook(tryfirst=True)\ndef f(): pass", "hook", id="call-of-name"),
+        pytest.param("@handlers[0]\ndef f(): pass", "handlers[0]", id="subscript"),
+    ],
+)
+def test_decorator_name(source: str, expected: str) -> None:
+    """A decorator is named by its last dotted part, calls included; anything else by its source."""
+    import ast
+
+    function = ast.parse(source).body[0]
+    assert isinstance(function, ast.FunctionDef)
+    assert expected == decorator_name(function.decorator_list[0])

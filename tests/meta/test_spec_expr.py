@@ -83,6 +83,31 @@ def test_matmul_operator_and_array_functions() -> None:
     assert (g @ a.T + a @ a - 1.0).tolist() == result.tolist()
 
 
+@pytest.mark.parametrize("name", ["numpy", "array_api_strict"])
+def test_array_masks_follow_the_tie_rule_and_keep_dtype(name: str) -> None:
+    """Over arrays: step is 0 at 0, ge gives ties to a, lt to neither; the input's dtype is kept."""
+    xp = pytest.importorskip(name)
+    from contracts.spec.functions import array_functions
+
+    functions = array_functions(xp)
+    a = xp.asarray([-1.0, 0.0, 2.0], dtype=xp.float32)
+    b = xp.asarray([0.0, 0.0, 0.0], dtype=xp.float32)
+    results = {
+        "step": functions["step"](a),
+        "ge": functions["ge"](a, b),
+        "lt": functions["lt"](a, b),
+        "max": functions["max"](a, b),
+    }
+    assert {
+        "step": [0.0, 0.0, 1.0],
+        "ge": [0.0, 1.0, 1.0],
+        "lt": [1.0, 0.0, 0.0],
+        "max": [0.0, 0.0, 2.0],
+    } == {key: [float(v) for v in value] for key, value in results.items()}
+    assert all(value.dtype == xp.float32 for value in results.values())
+    assert [[-1.0], [0.0], [2.0]] == [[float(v)] for v in functions["T"](xp.reshape(a, (1, 3)))[:, 0]]
+
+
 def test_scalar_masks_follow_the_tie_rule() -> None:
     """ge gives a tie to the first argument, lt to neither; step is 0 at the kink."""
     assert (1.0, 0.0, 0.0, 1.0, 0.0) == (

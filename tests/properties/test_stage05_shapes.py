@@ -90,12 +90,19 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S05.fail.parameter-budget": s.over_parameter_budget(),
     "S05.fail.graph-budget": s.sized_op().map(lambda case: {**case, "budget": 0}),
     "S05.fail.element-type": s.with_bad_element(s.not_a_real),
-    "S05.fail.element-nonfinite": s.with_bad_element(s.non_finite),
+    "S05.fail.element-nonfinite": s.with_bad_element(s.non_finite_element),
     "S05.fail.empty-dimension": s.empty_shapes(),
     "S05.fail.token-type": s.tokens_with_bad_type(),
     "S05.fail.sequence-length": s.tokens_too_long(),
     "S05.fail.config-type": s.bad_config(s.not_an_exact_int),
     "S05.fail.config-range": s.bad_config(st.integers(-5, 0)),
+    "S05.fail.budget-type": s.sized_op().flatmap(
+        lambda case: s.budget_of_wrong_type.filter(lambda b: b is not None).map(
+            lambda b: {**case, "budget": b}
+        )
+    ),
+    "S05.fail.initializer-type": s.initializer_failure(s.not_a_real),
+    "S05.fail.initializer-nonfinite": s.initializer_failure(s.non_finite_float),
     "S05.fail.budget-value": s.sized_op().flatmap(
         lambda case: st.integers(-100, -1).map(lambda b: {**case, "budget": b})
     ),
@@ -193,3 +200,23 @@ def test_value_elements_keep_identity(engine: Engine, data: st.DataObject) -> No
     for given_row, stored_row in zip(rows, Matrix(rows, CountingValue).rows):
         assert_stored(given_row, stored_row)
     assert_stored(rows[0], Vector(rows[0], CountingValue).values)
+
+
+@pytest.mark.spec("S05.rule.initializer-positions")
+@given(config=s.embedding_config)
+def test_initializer_called_once_per_position(engine: Engine, config: dict[str, int]) -> None:
+    """Each (table, row, col) is drawn exactly once and its Value holds what was drawn there."""
+    require(engine, "embedding")
+    calls: list[tuple[str, int, int]] = []
+
+    def initializer(table: str, r: int, c: int) -> float:
+        calls.append((table, r, c))
+        return (1.0 if table == "token" else -1.0) * (1000 * r + c + 1)
+
+    embedding = EmbeddingPlan(config["V"], config["C"], config["D"]).materialize(initializer)
+    expected = [("token", r, c) for r in range(config["V"]) for c in range(config["D"])] + [
+        ("position", r, c) for r in range(config["C"]) for c in range(config["D"])
+    ]
+    assert sorted(expected) == sorted(calls)
+    tables = {"token": embedding.token_weight.data(), "position": embedding.position_weight.data()}
+    assert [initializer(*position) for position in expected] == [tables[t][r][c] for t, r, c in expected]

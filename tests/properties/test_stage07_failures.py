@@ -22,7 +22,7 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S07.fail.plan-type": s.plan_type_values(),
     "S07.fail.width-mismatch": s.width_mismatch(),
     "S07.fail.parameter-budget": s.over_model_parameters(),
-    "S07.fail.init-non-finite": s.bad_init_result(s.non_finite),
+    "S07.fail.init-non-finite": s.bad_init_result(s.non_finite_float),
     "S07.fail.init-type": s.bad_init_result(s.not_a_float),
     "S07.fail.duplicate-name": s.duplicate_names(),
     "S07.fail.parameter-alias": s.alias_case(),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib
 import os
 
-from contracts.engines.base import Engine
+from contracts.engines.base import Engine, MissingExtraError
 
 SHIPPED = {
     "reference": "contracts.engines.reference:ReferenceEngine",
@@ -31,4 +31,4 @@ def load_engine(name: str) -> Engine:
     return engine
 
 
-__all__ = ["ENV_VAR", "SHIPPED", "Engine", "load_engine", "selected_name"]
+__all__ = ["ENV_VAR", "SHIPPED", "Engine", "MissingExtraError", "load_engine", "selected_name"]

@@ -25,7 +25,19 @@ SCALAR = frozenset(f"scalar.{op}" for op in SCALAR_OPS) | {
 TENSOR_OPS = ("add", "multiply", "maximum", "exp", "log", "matmul", "relu")
 TENSOR = frozenset(f"tensor.{op}" for op in TENSOR_OPS) | {"tensor.shape-errors"}
 # Reference-only families: exercised through the reference implementation's own types.
-CONTRACT_FAMILIES = frozenset({"shapes", "embedding", "linear", "spec"})
+CONTRACT_FAMILIES = frozenset({"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"})
+
+
+class MissingExtraError(ImportError):
+    """An adapter's engine is not installed: the message says which extra installs it."""
+
+    def __init__(self, engine: str, module: str, extra: str) -> None:
+        super().__init__(
+            f"the {engine} engine needs the {module!r} package, which is not installed; "
+            f"install the extra with: pip install -e '.[{extra}]'  (or: pip install 'contracts[{extra}]')"
+        )
+        self.engine = engine
+        self.extra = extra
 
 
 class Engine:
@@ -35,13 +47,20 @@ class Engine:
     capabilities: ClassVar[frozenset[str]] = frozenset()
     # row id -> why this engine differs from the spec by design (the row is reported, not failed)
     conventions: ClassVar[Mapping[str, str]] = {}
+    # capability -> why the engine lacks it (optional: only makes the "not applicable" reason clearer)
+    lacking: ClassVar[Mapping[str, str]] = {}
 
     def lacks(self, capability: str, row_id: str | None = None) -> str | None:
         """None when the engine can run the row; otherwise the reason it is not applicable."""
         if row_id is not None and row_id in self.conventions:
             return f"{self.name} convention: {self.conventions[row_id]}"
         if capability not in self.capabilities:
-            return f"{self.name} does not provide {capability}"
+            why = self.lacking.get(capability)
+            return f"{self.name} does not provide {capability}" + (f" ({why})" if why else "")
+        return None
+
+    def version(self) -> str | None:
+        """The engine's own version, for the report (None when it has none)."""
         return None
 
     # -- scalar autodiff ---------------------------------------------------------------------------
@@ -60,7 +79,7 @@ class Engine:
         raise NotImplementedError(f"{self.name}: scalar_chain_grad")
 
     def scalar_backward_twice(self, a: float, b: float) -> tuple[float, float]:
-        """Leaf grads of a and b after calling backward twice on out = a * b + a."""
+        """Leaf grads of a and b after calling backward twice on out = h * h + a, h = a * b (one node)."""
         raise NotImplementedError(f"{self.name}: scalar_backward_twice")
 
     # -- tensor ops --------------------------------------------------------------------------------

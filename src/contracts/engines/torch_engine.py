@@ -1,0 +1,139 @@
+"""PyTorch (2.13.0, CPU, an optional extra) as an engine: the scalar family on 0-d float64 tensors
+and the tensor family on float64 tensors.
+
+torch is imported when the engine is created, never at module import, so the package works
+without it; a missing install raises MissingExtraError with the command that installs the extra.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from contracts.engines.base import (
+    CONTRACT_FAMILIES,
+    SCALAR,
+    SCALAR_OPS,
+    TENSOR,
+    Array,
+    Engine,
+    MissingExtraError,
+)
+
+REFERENCE_ONLY = "a reference-only family: its tests exercise this project's own types, not the engine"
+
+SCALAR_FORMS: dict[str, Callable[..., Any]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "neg": lambda a: -a,
+    "pow": lambda a, k: a**k,
+    "relu": lambda a: a.relu(),
+    "exp": lambda a: a.exp(),
+    "log": lambda a: a.log(),
+}
+TENSOR_FORMS: dict[str, Callable[..., Any]] = {
+    "add": lambda a, b: a + b,
+    "multiply": lambda a, b: a * b,
+    "maximum": lambda a, b: a.maximum(b),
+    "exp": lambda a: a.exp(),
+    "log": lambda a: a.log(),
+    "matmul": lambda a, b: a @ b,
+    "relu": lambda a: a.relu(),
+}
+
+
+def import_torch() -> Any:
+    """The torch module, or MissingExtraError naming the extra that installs it."""
+    try:
+        import torch
+    except ImportError:
+        raise MissingExtraError("torch", "torch", "torch") from None
+    return torch
+
+
+class TorchEngine(Engine):
+    name: ClassVar[str] = "torch"
+    capabilities: ClassVar[frozenset[str]] = (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors"})
+    conventions: ClassVar[Mapping[str, str]] = {
+        **dict.fromkeys(
+            ("T.rule.tie", "T.grad.maximum"),
+            "torch.maximum splits the gradient 0.5/0.5 between a and b where a == b; the spec gives "
+            "all of it to the first argument (T.grad.maximum's grads are 1[a >= b], 1[a < b])",
+        ),
+        "T.fail.log-domain": "torch.log of an element <= 0 gives -inf or nan instead of raising",
+        "T.fail.exp-overflow": "torch.exp of an element above 709.78 gives inf instead of raising",
+    }
+    lacking: ClassVar[Mapping[str, str]] = {
+        "scalar.domain": "torch computes log(x <= 0) = nan or -inf, exp(710) = inf and 1/0 = inf "
+        "instead of refusing the operation",
+        "tensor.shape-errors": "torch raises its own RuntimeError (its own message) from inside the op, "
+        "not ShapeError before a node exists",
+        **dict.fromkeys(sorted(CONTRACT_FAMILIES), REFERENCE_ONLY),
+    }
+
+    def __init__(self) -> None:
+        self.torch = import_torch()
+
+    def version(self) -> str | None:
+        return str(self.torch.__version__)
+
+    def leaf(self, data: Any) -> Any:
+        array = np.array(data, dtype=np.float64, copy=True)
+        return self.torch.from_numpy(array).requires_grad_(True)
+
+    def scalar_vjp(
+        self,
+        op: str,
+        inputs: Sequence[float],
+        constants: Mapping[str, float] | None = None,
+    ) -> tuple[float, tuple[float, ...]]:
+        check_op(op, SCALAR_OPS)
+        leaves = [self.leaf(float(x)) for x in inputs]
+        out = SCALAR_FORMS[op](*leaves, *(constants or {}).values())
+        out.backward()
+        return float(out.item()), tuple(grad_of(leaf) for leaf in leaves)
+
+    def scalar_chain_grad(self, depth: int) -> float:
+        x = self.leaf(1.0)
+        out = x
+        for _ in range(depth):
+            out = out + 1.0
+        out.backward()
+        return grad_of(x)
+
+    def scalar_backward_twice(self, a: float, b: float) -> tuple[float, float]:
+        left, right = self.leaf(a), self.leaf(b)
+        shared = left * right
+        out = shared * shared + left
+        out.backward(retain_graph=True)  # torch frees the graph after a backward unless told not to
+        out.backward()
+        return grad_of(left), grad_of(right)
+
+    def tensor_vjp(
+        self, op: str, inputs: Sequence[Array], upstream: Array | None
+    ) -> tuple[Array, tuple[Array, ...]]:
+        check_op(op, tuple(TENSOR_FORMS))
+        leaves = [self.leaf(item) for item in inputs]
+        out = TENSOR_FORMS[op](*leaves)
+        if upstream is None:
+            out.backward()
+        else:
+            out.backward(self.torch.from_numpy(np.array(upstream, dtype=np.float64, copy=True)))
+        return to_array(out.detach()), tuple(to_array(leaf.grad) for leaf in leaves)
+
+
+def check_op(op: str, known: Sequence[str]) -> None:
+    if op not in known:
+        raise ValueError(f"torch engine: op must be one of {sorted(known)}, got {op!r}")
+
+
+def grad_of(leaf: Any) -> float:
+    return float(leaf.grad.item())
+
+
+def to_array(tensor: Any) -> Array:
+    return np.array(tensor.numpy(), dtype=np.float64, copy=True)

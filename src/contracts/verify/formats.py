@@ -1,0 +1,264 @@
+"""The verify report as a terminal table, markdown or JSON, and the `contracts specs` listing."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
+from contracts.verify.report import ROW_STATUSES, UNBOUND, Report, ReportedTest, RowResult, summarize
+
+SHORT = {NOT_APPLICABLE: "n/a"}
+TITLE_WIDTH = 48
+COLUMNS = ("ID", "KIND", "STATUS", "PROPERTY", "GOLDEN", "EXAMPLES", "TIME", "TITLE")
+
+
+def short(status: str) -> str:
+    return SHORT.get(status, status)
+
+
+def seconds(value: float) -> str:
+    return f"{value:.2f}s"
+
+
+def clip(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def row_cells(row: RowResult) -> tuple[str, ...]:
+    return (
+        row.id,
+        row.kind,
+        short(row.status),
+        short(row.checks.get("properties", "")),
+        short(row.checks.get("golden", "")),
+        str(row.example_count()),
+        seconds(row.duration()),
+        row.title,
+    )
+
+
+def align(table: Sequence[Sequence[str]], right: frozenset[int] = frozenset()) -> list[str]:
+    """Columns padded to their widest cell (right-aligned where asked); the last column is not padded."""
+    widths = [max(len(line[column]) for line in table) for column in range(len(table[0]))]
+    lines = []
+    for line in table:
+        cells = [
+            cell.rjust(widths[column])
+            if column in right
+            else cell
+            if column == len(line) - 1
+            else cell.ljust(widths[column])
+            for column, cell in enumerate(line)
+        ]
+        lines.append("  ".join(cells).rstrip())
+    return lines
+
+
+def workers(count: int) -> str:
+    return "auto" if count < 0 else str(count) if count else "none"
+
+
+def header_lines(report: Report) -> list[str]:
+    engine = report.engine
+    version = f" {engine['version']}" if engine.get("version") else ""
+    lines = [
+        f"contracts verify: engine {engine['name']}{version} ({engine['target']}), "
+        f"hypothesis profile {report.profile}, xdist workers: {workers(report.workers)}",
+        f"suite {report.suite} (repro commands run from there)",
+    ]
+    selection = {key: value for key, value in report.selection.items() if value}
+    if selection:
+        lines.append("selection: " + ", ".join(f"{key} {value}" for key, value in selection.items()))
+    conventions: Mapping[str, str] = engine.get("conventions", {})
+    if conventions:
+        lines.append(f"conventions declared by {engine['name']} (reported as not applicable):")
+        lines.extend(f"  {row_id}: {why}" for row_id, why in conventions.items())
+    return lines
+
+
+def failure_blocks(tests: Iterable[ReportedTest], indent: str) -> list[str]:
+    lines: list[str] = []
+    for test in tests:
+        record = test.record
+        lines.append(f"{indent}{record.outcome}: {record.nodeid}")
+        for line in (record.message or "").splitlines():
+            lines.append(f"{indent}  | {line}")
+        if record.falsifying:
+            lines.extend(f"{indent}  > {line}" for line in record.falsifying.splitlines())
+        lines.append(f"{indent}  repro: {test.repro}")
+    return lines
+
+
+def reasons(rows: Iterable[RowResult]) -> dict[str, list[str]]:
+    """skip reason -> the rows it applies to (not applicable and skipped rows)."""
+    grouped: dict[str, list[str]] = {}
+    for row in rows:
+        for reason in row.reasons:
+            grouped.setdefault(reason, []).append(row.id)
+    return grouped
+
+
+ALWAYS_SHOWN = (PASSED, FAILED, NOT_APPLICABLE, UNBOUND)
+
+
+def summary_table(report: Report) -> list[list[str]]:
+    """Rows by stage and status; skipped and deselected only when some row has them."""
+    summary = summarize(report.rows)
+    totals = summary["by_status"]
+    shown = [status for status in ROW_STATUSES if status in ALWAYS_SHOWN or totals[status]]
+    table = [["STAGE", "ROWS", *(short(status).upper() for status in shown)]]
+    for stage, counts in sorted(summary["by_stage"].items()):
+        table.append([stage, str(sum(counts.values())), *(str(counts[s]) for s in shown)])
+    table.append(["all", str(summary["rows"]), *(str(totals[s]) for s in shown)])
+    return table
+
+
+def mutation_line(report: Report) -> str:
+    mutation = report.mutation
+    if mutation is None:
+        return "mutation score: no result file (run mutmut, then `mutmut export-cicd-stats`)"
+    if mutation["score"] is None:
+        return f"mutation score: n/a ({mutation['path']} counts no mutants)"
+    counted = mutation["total"] - mutation["skipped"]
+    return (
+        f"mutation score: {mutation['score']:.1%} (killed {mutation['killed']} + timeout "
+        f"{mutation['timeout']} of {counted}; survived {mutation['survived']}) from {mutation['path']}"
+    )
+
+
+def verdict(report: Report) -> str:
+    totals = summarize(report.rows)["by_status"]
+    counts = ", ".join(f"{totals[status]} {status}" for status in ROW_STATUSES if totals[status])
+    word = "OK" if report.exit_code() == 0 else "FAILED"
+    return f"{word}: {len(report.rows)} rows: {counts or 'none'} in {report.duration:.1f}s"
+
+
+def other_problem_lines(report: Report, indent: str) -> list[str]:
+    """Problems outside the rows: failing tests naming no row, unknown ids, collection errors, pytest."""
+    lines: list[str] = []
+    failing = [t for t in report.other_tests if t.repro is not None]
+    if failing:
+        lines.append("tests naming no spec row that failed:")
+        lines.extend(failure_blocks(failing, indent))
+    if report.unknown_ids:
+        lines.append("spec ids that tests name but no spec has:")
+        for spec_id, nodeids in report.unknown_ids.items():
+            lines.append(f"{indent}{spec_id}: named by {', '.join(nodeids)}")
+    for error in report.collection_errors:
+        lines.append(f"collection error in {error['nodeid']}:")
+        lines.extend(f"{indent}| {line}" for line in error["message"].splitlines()[-15:])
+    if report.pytest_exit_code not in (0, 1, 5):
+        lines.append(
+            f"pytest exited with code {report.pytest_exit_code} (keep its output with --pytest-log FILE)"
+        )
+    return lines
+
+
+def format_table(report: Report) -> str:
+    lines = header_lines(report)
+    lines.append("")
+    table = [list(COLUMNS)] + [[*row_cells(row)[:-1], clip(row.title, TITLE_WIDTH)] for row in report.rows]
+    lines.extend(align(table, right=frozenset({5, 6})))
+    failed = [row for row in report.rows if row.failures()]
+    if failed:
+        lines += ["", "failures:"]
+        for row in failed:
+            lines.append(f"  {row.id} ({row.kind}): {row.title}")
+            lines.extend(failure_blocks(row.failures(), "    "))
+    grouped = reasons(report.rows)
+    if grouped:
+        lines += ["", "not applicable or skipped, by reason:"]
+        for reason, ids in grouped.items():
+            lines.append(f"  {reason}")
+            lines.append(f"    {', '.join(ids)}")
+    others = other_problem_lines(report, "  ")
+    if others:
+        lines += ["", *others]
+    summary = summary_table(report)
+    lines += ["", *align(summary, right=frozenset(range(1, len(summary[0])))), "", mutation_line(report)]
+    lines.append(verdict(report))
+    return "\n".join(lines) + "\n"
+
+
+def md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def md_table(table: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(md_cell(cell) for cell in table[0]) + " |"]
+    lines.append("|" + "|".join(" --- " for _ in table[0]) + "|")
+    lines.extend("| " + " | ".join(md_cell(cell) for cell in line) + " |" for line in table[1:])
+    return lines
+
+
+def format_markdown(report: Report) -> str:
+    lines = ["# contracts verify", ""]
+    lines.extend(f"{line}  " for line in header_lines(report))
+    lines += ["", "## Rows", ""]
+    table = [["id", "kind", "status", "property", "golden", "examples", "time", "title"]]
+    table += [[f"`{row.id}`", *row_cells(row)[1:]] for row in report.rows]
+    lines.extend(md_table(table))
+    failed = [row for row in report.rows if row.failures()]
+    if failed:
+        lines += ["", "## Failures"]
+        for row in failed:
+            lines += ["", f"### `{row.id}` ({row.kind}): {row.title}", ""]
+            for test in row.failures():
+                lines += [f"- `{test.record.nodeid}` {test.record.outcome}", "", "```text"]
+                lines.append(test.record.message or "")
+                if test.record.falsifying:
+                    lines.append(test.record.falsifying)
+                lines += ["```", "", "```sh", test.repro or "", "```"]
+    grouped = reasons(report.rows)
+    if grouped:
+        lines += ["", "## Not applicable or skipped", ""]
+        lines.extend(
+            f"- {md_cell(reason)}: {', '.join(f'`{i}`' for i in ids)}" for reason, ids in grouped.items()
+        )
+    others = other_problem_lines(report, "    ")
+    if others:
+        lines += ["", "## Other problems", "", "```text", *others, "```"]
+    lines += ["", "## Summary", ""]
+    lines.extend(md_table(summary_table(report)))
+    lines += ["", mutation_line(report), "", f"**{verdict(report)}**"]
+    return "\n".join(lines) + "\n"
+
+
+def format_json(report: Report) -> str:
+    return json.dumps(report.to_json(), indent=2) + "\n"
+
+
+FORMATS = {"table": format_table, "markdown": format_markdown, "json": format_json}
+
+
+# ---------------------------------------------------------------- contracts specs
+
+
+def row_summary(row: Mapping[str, Any]) -> tuple[str, str, str]:
+    """(formula or statement, where blocked, exception) of a spec row, by kind."""
+    kind = row["kind"]
+    if kind == "formula":
+        return f"{row['expr']}", "", ""
+    if kind == "gradient":
+        grads = ", ".join(f"d{name}: {text}" for name, text in row["grads"].items())
+        return f"{row['op']}: {row['forward']}; {grads}", "", ""
+    if kind == "failure":
+        return row["title"], row["blocked_at"], row["exception"]
+    if kind == "contract":
+        return "enforced by " + ", ".join(row["enforced_by"]), row["blocked_at"], ""
+    return str(row.get("statement", row["title"])), "", ""
+
+
+def format_specs(rows: Iterable[Mapping[str, Any]], fmt: str = "table", width: int = 70) -> str:
+    """The rows with id, kind, formula (or statement), where blocked and exception."""
+    listed = [(str(row["id"]), str(row["kind"]), *row_summary(row)) for row in rows]
+    if fmt == "json":
+        keys = ("id", "kind", "formula", "blocked_at", "exception")
+        return json.dumps([dict(zip(keys, line, strict=True)) for line in listed], indent=2) + "\n"
+    header = ("ID", "KIND", "FORMULA / STATEMENT", "BLOCKED AT", "EXCEPTION")
+    if fmt == "markdown":
+        return "\n".join(md_table([header, *listed])) + "\n"
+    table = [header, *((i, k, clip(f, width), clip(b, 50), e) for i, k, f, b, e in listed)]
+    return "\n".join(align(table)) + f"\n{len(listed)} rows\n"

@@ -1,0 +1,192 @@
+"""The pytest plugin of `contracts verify` (loaded with `-p contracts.verify.plugin`).
+
+Where tests run (the main process, or each pytest-xdist worker) it stores a test's spec ids and
+hypothesis example count in the report's user properties, which travel with the report to the
+xdist controller. Where results arrive (pytest_runtest_logreport runs on the controller for every
+report) it accumulates one Record per test and, at the end, writes them as JSON to
+--contracts-verify-out. It also prints progress to stderr: a line whenever a test file finishes.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import is_hypothesis_test
+
+from contracts.verify.records import (
+    EXAMPLES_PROPERTY,
+    FAILED,
+    NOT_APPLICABLE,
+    PASSED,
+    SKIPPED,
+    SPEC_PROPERTY,
+    Record,
+    count_examples,
+    crash_message,
+    examples_of,
+    falsifying_example,
+    phase_outcome,
+    reproduce_decorator,
+    skip_reason,
+    spec_ids_of,
+    worse,
+)
+
+MESSAGE_LIMIT = 2000
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("contracts-verify")
+    group.addoption("--contracts-verify-out", default=None, help="write per-test results (JSON) here")
+    group.addoption(
+        "--contracts-rows",
+        action="append",
+        default=[],
+        help="run only tests naming a spec id with this prefix (repeatable)",
+    )
+    group.addoption("--contracts-progress", action="store_true", help="print a line per finished file")
+
+
+def marked_ids(item: pytest.Item) -> list[str]:
+    return sorted({str(spec_id) for mark in item.iter_markers("spec") for spec_id in mark.args})
+
+
+def selected(spec_ids: Sequence[str], prefixes: Sequence[str]) -> bool:
+    return any(spec_id.startswith(prefix) for spec_id in spec_ids for prefix in prefixes)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Attach each test's spec ids to it; with --contracts-rows, deselect tests naming no chosen row."""
+    prefixes: list[str] = config.getoption("--contracts-rows") or []
+    keep: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
+    for item in items:
+        ids = marked_ids(item)
+        item.user_properties.append((SPEC_PROPERTY, tuple(ids)))
+        (keep if not prefixes or selected(ids, prefixes) else dropped).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = keep
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item) -> None:
+    return note_examples(item)
+
+
+def note_examples(item: pytest.Item) -> None:
+    """Store how many examples the test ran (hypothesis's count, 1 for a plain test) in its user
+    properties, which the teardown report (made after this) carries to wherever results are recorded."""
+    statistics = getattr(item, "hypothesis_statistics", None)
+    if statistics:
+        examples = count_examples(statistics)
+    else:
+        examples = None if is_hypothesis_test(getattr(item, "obj", None)) else 1
+    item.user_properties.append((EXAMPLES_PROPERTY, examples))
+
+
+class Recorder:
+    """Accumulates Records from reports; lives where the reports arrive."""
+
+    def __init__(self, out: Path | None, progress: bool) -> None:
+        self.out = out
+        self.progress = progress
+        self.records: dict[str, Record] = {}
+        self.collection_errors: list[dict[str, str]] = []
+        self.expected: dict[str, int] = {}  # file -> number of tests, once known
+        self.finished: dict[str, int] = {}
+        self.total = 0
+        self.done = 0
+        self.started = time.monotonic()
+
+    # -- collection: how many tests each file has (for the progress lines)
+
+    def expect(self, nodeids: Sequence[str]) -> None:
+        if self.expected:
+            return  # every xdist worker collects the same tests
+        for nodeid in nodeids:
+            path = nodeid.split("::", 1)[0]
+            self.expected[path] = self.expected.get(path, 0) + 1
+        self.total = len(nodeids)
+
+    @pytest.hookimpl(optionalhook=True)
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
+        return self.expect(ids)
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if session.items:
+            self.expect([item.nodeid for item in session.items])
+
+    def pytest_collectreport(self, report: pytest.CollectReport) -> None:
+        if report.failed:
+            text = str(report.longreprtext)
+            self.collection_errors.append({"nodeid": report.nodeid, "message": text[-MESSAGE_LIMIT:]})
+            if self.progress:
+                self.say(f"collection error in {report.nodeid}")
+
+    # -- results
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        record = self.records.get(report.nodeid)
+        if record is None:
+            record = self.records[report.nodeid] = Record(report.nodeid)
+        if not record.spec_ids:
+            record.spec_ids = spec_ids_of(report.user_properties)
+        record.duration += float(report.duration)
+        reason = skip_reason(report.longrepr) if report.skipped else None
+        outcome = phase_outcome(report.when or "call", report.outcome, reason)
+        if outcome != record.outcome and worse(record.outcome, outcome) == outcome:
+            record.outcome = outcome
+            record.reason = reason
+        examples = examples_of(report.user_properties)
+        if examples is not None and record.outcome not in (NOT_APPLICABLE, SKIPPED):
+            record.examples = examples
+        if report.failed:
+            text = str(report.longreprtext)
+            record.message = crash_message(report.longrepr, text)[:MESSAGE_LIMIT]
+            record.falsifying = falsifying_example(text)
+            record.reproduce = reproduce_decorator(text)
+        if report.when == "teardown":
+            self.finish(report.nodeid)
+
+    def finish(self, nodeid: str) -> None:
+        self.done += 1
+        path = nodeid.split("::", 1)[0]
+        self.finished[path] = self.finished.get(path, 0) + 1
+        if self.progress and self.finished[path] == self.expected.get(path):
+            self.say(f"[{self.done:>4}/{self.total}] {path}: {self.file_summary(path)}")
+
+    def file_summary(self, path: str) -> str:
+        outcomes = [r.outcome for r in self.records.values() if r.nodeid.split("::", 1)[0] == path]
+        counts = {name: outcomes.count(name) for name in (PASSED, FAILED, NOT_APPLICABLE)}
+        other = len(outcomes) - sum(counts.values())
+        text = f"{counts[PASSED]} passed, {counts[FAILED]} failed, {counts[NOT_APPLICABLE]} n/a"
+        return text + (f", {other} other" if other else "")
+
+    def say(self, line: str) -> None:
+        elapsed = time.monotonic() - self.started
+        print(f"verify {elapsed:6.1f}s {line}", file=sys.stderr, flush=True)
+
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if self.out is None:
+            return
+        document = {
+            "exitstatus": int(exitstatus),
+            "tests": [record.to_json() for record in self.records.values()],
+            "collection_errors": self.collection_errors,
+        }
+        self.out.write_text(json.dumps(document, indent=1), encoding="utf-8")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):
+        return  # an xdist worker: its reports go to the controller, which records them
+    out = config.getoption("--contracts-verify-out")
+    recorder = Recorder(Path(out) if out else None, bool(config.getoption("--contracts-progress")))
+    config.pluginmanager.register(recorder, "contracts-verify-recorder")

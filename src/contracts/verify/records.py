@@ -1,0 +1,170 @@
+"""What `contracts verify` records about one test: its outcome, the spec rows it names, the examples
+hypothesis ran, the falsifying example of a failure. Pure functions over pytest's report data, so
+they are tested without running pytest."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+# test outcomes
+PASSED = "passed"
+FAILED = "failed"
+ERROR = "error"  # setup or teardown failed
+NOT_APPLICABLE = "not applicable"  # skipped by tests.spec_rows.require: the engine lacks the row
+SKIPPED = "skipped"  # skipped for any other reason (the row is not proven)
+TEST_OUTCOMES = (PASSED, FAILED, ERROR, NOT_APPLICABLE, SKIPPED)
+
+NOT_APPLICABLE_PREFIX = "not applicable:"
+SPEC_PROPERTY = "contracts.spec"  # user property holding a test's spec ids (travels with xdist reports)
+EXAMPLES_PROPERTY = "contracts.examples"
+
+# hypothesis names the minimal failing input so (the wording changed across versions)
+FALSIFYING_MARKERS = ("Falsifying example", "Falsifying explicit example", "Failing test case")
+FALSIFYING_END = ("Explanation:", "You can reproduce", "Unreproducible", "Captured ")
+REPRODUCE = re.compile(r"@reproduce_failure\([^)]*\)")
+PHASE = re.compile(r"during (\w+) phase")
+CASES = re.compile(r"(\d+) passing, (\d+) failing")
+COUNTED_PHASES = frozenset({"explicit", "reuse", "generate", "target"})  # not shrink, not explain
+
+
+@dataclass
+class Record:
+    """One test's result, accumulated over its setup, call and teardown reports."""
+
+    nodeid: str
+    spec_ids: list[str] = field(default_factory=list)
+    outcome: str = PASSED
+    reason: str | None = None
+    duration: float = 0.0
+    examples: int | None = None
+    message: str | None = None
+    falsifying: str | None = None
+    reproduce: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Record:
+        return cls(**dict(data))
+
+
+def skip_reason(longrepr: Any) -> str:
+    """The reason of a skip: pytest stores (path, line, 'Skipped: reason')."""
+    text = str(longrepr[2]) if isinstance(longrepr, tuple | list) and len(longrepr) == 3 else str(longrepr)
+    return text.removeprefix("Skipped: ").strip()
+
+
+def skip_outcome(reason: str) -> str:
+    return NOT_APPLICABLE if reason.startswith(NOT_APPLICABLE_PREFIX) else SKIPPED
+
+
+def phase_outcome(when: str, outcome: str, reason: str | None) -> str:
+    """A test outcome from one phase report (when: setup, call or teardown)."""
+    if outcome == "failed":
+        return FAILED if when == "call" else ERROR
+    if outcome == "skipped":
+        return skip_outcome(reason or "")
+    return PASSED
+
+
+# a later phase's outcome replaces an earlier one only if it is worse
+SEVERITY = {PASSED: 0, NOT_APPLICABLE: 1, SKIPPED: 2, FAILED: 3, ERROR: 4}
+
+
+def worse(current: str, new: str) -> str:
+    return new if SEVERITY[new] > SEVERITY[current] else current
+
+
+def spec_ids_of(user_properties: Iterable[Any]) -> list[str]:
+    """The spec ids the plugin stored in a report's user properties (tuples, or lists after xdist)."""
+    for name, value in user_properties:
+        if name == SPEC_PROPERTY:
+            return [str(item) for item in value]
+    return []
+
+
+def examples_of(user_properties: Iterable[Any]) -> int | None:
+    for name, value in user_properties:
+        if name == EXAMPLES_PROPERTY and value is not None:
+            return int(value)
+    return None
+
+
+def count_examples(statistics: str | None) -> int | None:
+    """Test cases hypothesis ran (passing + failing) outside shrinking, from its statistics text.
+
+    None when there is no statistics text or it no longer reads as expected.
+    """
+    if not statistics:
+        return None
+    total = 0
+    found = False
+    for block in re.split(r"(?=during \w+ phase)", statistics):
+        phase = PHASE.match(block)
+        cases = CASES.search(block)
+        if phase is None or cases is None:
+            continue
+        found = True
+        if phase.group(1) in COUNTED_PHASES:
+            total += int(cases.group(1)) + int(cases.group(2))
+    return total if found else None
+
+
+def strip_error_prefix(line: str) -> str:
+    """pytest prefixes exception lines with 'E   '."""
+    return line[4:] if line.startswith("E   ") or line == "E" else line
+
+
+def falsifying_example(longrepr_text: str) -> str | None:
+    """hypothesis's minimal failing input, as printed in the failure report; None if there is none."""
+    lines = [strip_error_prefix(line) for line in longrepr_text.splitlines()]
+    starts = [i for i, line in enumerate(lines) if line.lstrip().startswith(FALSIFYING_MARKERS)]
+    if not starts:
+        return None
+    block: list[str] = []
+    for line in lines[starts[-1] :]:
+        if block and (line.lstrip().startswith(FALSIFYING_END) or not line.strip()):
+            break
+        block.append(line.rstrip())
+    return "\n".join(block)
+
+
+def reproduce_decorator(longrepr_text: str) -> str | None:
+    found = REPRODUCE.findall(longrepr_text)
+    return found[-1] if found else None
+
+
+SUB_EXCEPTION = re.compile(r"^\s*\|\s*([A-Za-z_][\w.]*(?:Error|Exception|Failure)\b.*)$")
+
+
+def crash_message(longrepr: Any, longrepr_text: str) -> str:
+    """The failing line (e.g. the assertion), from the crash entry if pytest kept one, without the
+    falsifying example (kept apart); for an exception group, its distinct sub-exceptions too."""
+    crash = getattr(longrepr, "reprcrash", None)
+    message = str(getattr(crash, "message", None) or "").strip()
+    if not message:
+        error_lines = [line[4:] for line in longrepr_text.splitlines() if line.startswith("E   ")]
+        lines = error_lines or [line for line in longrepr_text.splitlines() if line.strip()]
+        message = (lines[0] if error_lines else lines[-1]).strip() if lines else ""
+    kept: list[str] = []
+    for line in message.splitlines():
+        if line.lstrip().startswith((*FALSIFYING_MARKERS, *FALSIFYING_END)):
+            break
+        kept.append(line.rstrip())
+    message = "\n".join(kept).strip()
+    subs = sub_exceptions(longrepr_text)
+    return message + ("\nsub-exceptions: " + "; ".join(subs) if subs else "")
+
+
+def sub_exceptions(longrepr_text: str) -> list[str]:
+    """Distinct exception lines inside an exception group's traceback ('| ValueError: ...')."""
+    found: list[str] = []
+    for line in longrepr_text.splitlines():
+        match = SUB_EXCEPTION.match(line)
+        if match and match.group(1) not in found:
+            found.append(match.group(1))
+    return found

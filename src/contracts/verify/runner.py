@@ -1,0 +1,227 @@
+"""`contracts verify`: find the spec suite, check the engine loads, run pytest over tests/properties
+and tests/golden with the verify plugin, and assemble the Report.
+
+pytest runs in a child process (from the suite root, with the suite's conftest and the chosen
+hypothesis profile); its own output goes to a log file, progress lines to stderr.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import contracts
+from contracts.engines import SHIPPED, Engine, MissingExtraError, load_engine, selected_name
+from contracts.spec import SpecError, SpecRow, load_rows
+from contracts.verify.records import Record
+from contracts.verify.report import Report, aggregate, mutation_score, reported_test, unknown_ids
+
+SUITE_ENV = "CONTRACTS_SUITE"
+SPECS_ENV = "CONTRACTS_SPECS"
+SUITE_DIRS = ("tests/properties", "tests/golden")
+MUTATION_STATS = Path("mutants") / "mutmut-cicd-stats.json"
+EXIT_USAGE = 2  # the run could not start: unknown engine, missing extra, no suite
+EXIT_PYTEST = 3  # pytest itself failed (internal or usage error): no results
+LOG_TAIL = 40
+
+
+class VerifyError(Exception):
+    """verify cannot run; the message says why and what to do."""
+
+    def __init__(self, message: str, code: int = EXIT_USAGE) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass
+class VerifyOptions:
+    impl: str | None = None
+    suite: str | None = None
+    profile: str = "ci"
+    workers: str | None = None
+    rows: list[str] = field(default_factory=list)
+    keyword: str | None = None
+    progress: bool = True
+    mutation_stats: str | None = None
+    pytest_log: str | None = None
+    pytest_args: list[str] = field(default_factory=list)
+
+
+def is_suite(root: Path) -> bool:
+    return (root / SUITE_DIRS[0]).is_dir() and (root / "specs").is_dir()
+
+
+def find_suite(option: str | None = None, environ: Mapping[str, str] = os.environ) -> Path:
+    """The repository holding tests/properties: --suite, else $CONTRACTS_SUITE, else the clone the
+    package was installed from (editable), else the current directory."""
+    configured = option or environ.get(SUITE_ENV)
+    if configured:
+        root = Path(configured).resolve()
+        if not is_suite(root):
+            raise VerifyError(
+                f"{root} is not a contracts spec suite (it needs {SUITE_DIRS[0]}/ and specs/); "
+                f"check --suite or ${SUITE_ENV}"
+            )
+        return root
+    candidates = [Path(contracts.__file__).resolve().parents[2], Path.cwd().resolve()]
+    for root in candidates:
+        if is_suite(root):
+            return root
+    raise VerifyError(
+        "cannot find the spec suite (a directory with tests/properties/, tests/golden/ and specs/); "
+        f"looked in {', '.join(str(c) for c in candidates)}. Run from a clone of the repository, "
+        f"or pass --suite PATH, or set {SUITE_ENV}"
+    )
+
+
+def engine_target(engine: Engine) -> str:
+    kind = type(engine)
+    return f"{kind.__module__}:{kind.__qualname__}"
+
+
+def resolve_engine(name: str) -> Engine:
+    """The engine a name or dotted path selects, or VerifyError saying what is wrong."""
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())  # dotted paths resolve from the current directory, as in the child
+    try:
+        return load_engine(name)
+    except MissingExtraError as error:
+        raise VerifyError(f"--impl {name}: {error}") from None
+    except (ImportError, AttributeError, TypeError, ValueError) as error:
+        raise VerifyError(
+            f"unknown engine {name!r} ({type(error).__name__}: {error}); use one of "
+            f"{', '.join(SHIPPED)}, or a dotted path pkg.module:Class to an Engine subclass"
+        ) from None
+
+
+def engine_info(name: str, engine: Engine) -> dict[str, Any]:
+    return {
+        "impl": name,
+        "name": engine.name,
+        "target": engine_target(engine),
+        "version": engine.version(),
+        "capabilities": sorted(engine.capabilities),
+        "conventions": dict(engine.conventions),
+    }
+
+
+def spec_rows(root: Path, environ: Mapping[str, str] = os.environ) -> list[SpecRow]:
+    directory = Path(environ.get(SPECS_ENV) or root / "specs")
+    try:
+        return load_rows(directory)
+    except (SpecError, OSError) as error:
+        raise VerifyError(f"cannot load the spec rows from {directory}: {error}") from None
+
+
+def chosen(row_id: str, prefixes: Sequence[str]) -> bool:
+    return not prefixes or any(row_id.startswith(prefix) for prefix in prefixes)
+
+
+def split_prefixes(values: Sequence[str]) -> list[str]:
+    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+
+
+def pytest_command(options: VerifyOptions, impl: str, root: Path, out: Path) -> list[str]:
+    command = [sys.executable, "-m", "pytest", *(d for d in SUITE_DIRS if (root / d).is_dir())]
+    command += ["-p", "contracts.verify.plugin", "--contracts-verify-out", str(out)]
+    command += ["--impl", impl, f"--hypothesis-profile={options.profile}"]
+    command += ["-q", "--tb=short", "--continue-on-collection-errors", "-p", "no:cacheprovider"]
+    if options.progress:
+        command.append("--contracts-progress")
+    for prefix in split_prefixes(options.rows):
+        command += ["--contracts-rows", prefix]
+    if options.keyword:
+        command += ["-k", options.keyword]
+    if options.workers not in (None, "", "0"):
+        if importlib.util.find_spec("xdist") is None:
+            raise VerifyError("-n needs pytest-xdist, which is not installed: pip install -e '.[test]'")
+        command += ["-n", str(options.workers)]
+    return [*command, *options.pytest_args]
+
+
+def child_environment(root: Path) -> dict[str, str]:
+    environ = dict(os.environ)
+    paths = [os.getcwd(), *filter(None, environ.get("PYTHONPATH", "").split(os.pathsep))]
+    environ["PYTHONPATH"] = os.pathsep.join(paths)
+    environ.setdefault(SPECS_ENV, str(root / "specs"))
+    environ.pop("PYTEST_ADDOPTS", None)  # the run is configured here, not by the caller's shell
+    return environ
+
+
+def run_pytest(
+    command: Sequence[str], root: Path, out: Path, log: Path, progress: bool
+) -> tuple[int, dict[str, Any] | None]:
+    """pytest's exit code and the plugin's results (None if it wrote none). pytest's stdout goes
+    to the log; its stderr (the plugin's progress lines, startup errors) to ours when progress is on."""
+    with log.open("w", encoding="utf-8") as stream:
+        completed = subprocess.run(
+            list(command),
+            cwd=root,
+            env=child_environment(root),
+            stdout=stream,
+            stderr=None if progress else subprocess.STDOUT,
+            check=False,
+        )
+    results: dict[str, Any] | None = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else None
+    return completed.returncode, results
+
+
+def worker_count(value: str | None) -> int:
+    """xdist workers as a number: 0 for none, -1 for auto."""
+    text = (value or "0").strip()
+    return int(text) if text.isdigit() else -1
+
+
+def log_tail(log: Path) -> str:
+    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    return "\n".join(lines[-LOG_TAIL:])
+
+
+def verify(options: VerifyOptions) -> Report:
+    """Run the suite against the selected engine and build the report (VerifyError if it cannot run)."""
+    started = time.monotonic()
+    root = find_suite(options.suite)
+    impl = selected_name(options.impl)
+    engine = resolve_engine(impl)
+    rows = spec_rows(root)
+    prefixes = split_prefixes(options.rows)
+    with tempfile.TemporaryDirectory(prefix="contracts-verify-") as scratch:
+        out = Path(scratch) / "results.json"
+        log = Path(options.pytest_log) if options.pytest_log else Path(scratch) / "pytest.log"
+        command = pytest_command(options, impl, root, out)
+        code, results = run_pytest(command, root, out, log, options.progress)
+        if results is None:
+            raise VerifyError(
+                f"pytest exited with code {code} before producing results; its output ends with:\n"
+                + log_tail(log),
+                EXIT_PYTEST,
+            )
+    records = [Record.from_json(item) for item in results["tests"]]
+    selected_rows = [row for row in rows if chosen(row.id, prefixes)]
+    row_like = [{"id": r.id, "title": r["title"], "kind": r.kind, "stage": r.stage} for r in selected_rows]
+    mutation_path = Path(options.mutation_stats) if options.mutation_stats else root / MUTATION_STATS
+    return Report(
+        engine=engine_info(impl, engine),
+        suite=str(root),
+        profile=options.profile,
+        workers=worker_count(options.workers),
+        selection={"rows": prefixes, "keyword": options.keyword},
+        rows=aggregate(row_like, records, impl, options.profile, deselection=bool(options.keyword)),
+        other_tests=[
+            reported_test(record, impl, options.profile) for record in records if not record.spec_ids
+        ],
+        unknown_ids=unknown_ids((r.id for r in rows), records),
+        collection_errors=list(results.get("collection_errors", [])),
+        pytest_exit_code=code,
+        duration=time.monotonic() - started,
+        mutation=mutation_score(mutation_path),
+    )

@@ -1,0 +1,58 @@
+"""Deliberately broken adapters: `contracts verify` must name the rows they break, with a repro."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from contracts.engines.reference import ReferenceEngine
+
+
+class WrongMulGradient(ReferenceEngine):
+    """The reference, except mul reports d(a*b)/da = a and d(a*b)/db = b (the swap forgotten)."""
+
+    name: ClassVar[str] = "broken-mul"
+
+    def scalar_vjp(
+        self,
+        op: str,
+        inputs: Sequence[float],
+        constants: Mapping[str, float] | None = None,
+    ) -> tuple[float, tuple[float, ...]]:
+        value, grads = super().scalar_vjp(op, inputs, constants)
+        if op == "mul":
+            return value, (float(inputs[0]), float(inputs[1]))
+        return value, grads
+
+
+class MatmulForgetsTranspose(ReferenceEngine):
+    """The reference, except matmul's gradient for b is a @ g instead of aᵀ @ g (where that fits)."""
+
+    name: ClassVar[str] = "broken-matmul"
+
+    def tensor_vjp(self, op: str, inputs: Sequence[Any], upstream: Any) -> tuple[Any, tuple[Any, ...]]:
+        value, grads = super().tensor_vjp(op, inputs, upstream)
+        if op != "matmul" or upstream is None or [np.ndim(x) for x in inputs] != [2, 2]:
+            return value, grads
+        a = np.asarray(inputs[0], dtype=np.float64)
+        if a.shape[0] != a.shape[1]:
+            return value, grads  # a @ g has b's shape only for a square a
+        return value, (grads[0], a @ np.asarray(upstream, dtype=np.float64))
+
+
+class ExpIgnoresUpstream(ReferenceEngine):
+    """The reference, except exp's tensor gradient is exp(x), whatever the upstream gradient."""
+
+    name: ClassVar[str] = "broken-exp"
+
+    def tensor_vjp(self, op: str, inputs: Sequence[Any], upstream: Any) -> tuple[Any, tuple[Any, ...]]:
+        value, grads = super().tensor_vjp(op, inputs, upstream)
+        if op == "exp":
+            return value, (np.exp(np.asarray(inputs[0], dtype=np.float64)),)
+        return value, grads
+
+
+class NotAnEngine:
+    """Selected by a dotted path, but not an Engine: verify must refuse it."""

@@ -1,0 +1,140 @@
+"""`contracts verify` end to end on small selections of rows: the command's main() in this process
+(so coverage sees it), pytest in a child process as for a user. The runs start together, in
+threads, and the tests below read their reports."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from contracts.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+SCHEMA = json.loads((ROOT / "specs" / "verify-report.schema.json").read_text(encoding="utf-8"))
+BROKEN = "tests.meta.broken_engines"
+
+# name -> verify arguments (each run writes its JSON report to a file)
+RUNS: dict[str, list[str]] = {
+    "broken-mul": ["--impl", f"{BROKEN}:WrongMulGradient", "--rows", "S03.grad.mul,S03.grad.add"],
+    "broken-matmul": [
+        "--impl",
+        f"{BROKEN}:MatmulForgetsTranspose",
+        "--rows",
+        "T.grad.matmul",
+        "-k",
+        "example",
+    ],
+    "micrograd": ["--impl", "micrograd", "--rows", "S03.rule", "-k", "not million"],
+    "xdist": ["--impl", "reference", "-n", "1", "--rows", "S03.grad.add"],
+    "pytest-error": ["--impl", "reference", "--rows", "S03.grad.add", "--", "--no-such-pytest-option"],
+}
+OPTIONAL = {"micrograd": "micrograd", "xdist": "xdist"}
+
+
+@dataclass
+class Run:
+    code: int
+    report: dict[str, Any] | None
+
+    def rows(self) -> dict[str, dict[str, Any]]:
+        assert self.report is not None
+        return {row["id"]: row for row in self.report["rows"]}
+
+
+def run_verify(arguments: list[str], out: Path) -> Run:
+    code = main(["verify", "-q", "--suite", str(ROOT), "--format", "json", "-o", str(out), *arguments])
+    return Run(code, json.loads(out.read_text(encoding="utf-8")) if out.is_file() else None)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """Every run of RUNS whose optional engine is installed, started concurrently."""
+    scratch = tmp_path_factory.mktemp("verify")
+    chosen = {
+        name: arguments
+        for name, arguments in RUNS.items()
+        if name not in OPTIONAL or importlib.util.find_spec(OPTIONAL[name]) is not None
+    }
+    with ThreadPoolExecutor(max_workers=len(chosen)) as pool:
+        futures = {
+            name: pool.submit(run_verify, arguments, scratch / f"{name}.json")
+            for name, arguments in chosen.items()
+        }
+        return {name: future.result(timeout=300) for name, future in futures.items()}
+
+
+def get(runs: dict[str, Run], name: str) -> Run:
+    if name not in runs:
+        pytest.skip(f"{OPTIONAL[name]} is not installed")
+    return runs[name]
+
+
+def test_broken_mul_gradient_fails_by_name_with_a_repro(runs: dict[str, Run]) -> None:
+    """A reference whose mul gradient is wrong fails S03.grad.mul, not its neighbour, with repro lines."""
+    run = get(runs, "broken-mul")
+    assert 1 == run.code
+    statuses = {row_id: row["status"] for row_id, row in run.rows().items()}
+    assert {"S03.grad.mul": "failed", "S03.grad.add": "passed"} == statuses
+    failed = [test for test in run.rows()["S03.grad.mul"]["tests"] if test["outcome"] == "failed"]
+    assert {"properties", "golden"} == {test["suite"] for test in failed}
+    for test in failed:
+        assert test["repro"].startswith("pytest ")
+        assert f"--impl {BROKEN}:WrongMulGradient --hypothesis-profile=ci" in test["repro"]
+        assert test["nodeid"] in test["repro"]
+    assert [] == [e.message for e in jsonschema.Draft202012Validator(SCHEMA).iter_errors(run.report)]
+    examples = [test["falsifying_example"] for test in failed if test["suite"] == "properties"]
+    assert examples
+    assert all("test_" in (example or "") for example in examples)
+    assert ["S03.grad.mul: failed"] == (run.report or {}).get("problems")
+
+
+def test_broken_matmul_gradient_fails_its_golden(runs: dict[str, Run]) -> None:
+    """A matmul gradient missing its transpose fails T.grad.matmul on the Stage 05 example."""
+    run = get(runs, "broken-matmul")
+    assert 1 == run.code
+    row = run.rows()["T.grad.matmul"]
+    assert ("failed", "failed") == (row["status"], row["checks"]["golden"])
+    assert any("test_gradient_example[T.grad.matmul[0]]" in (t["repro"] or "") for t in row["tests"])
+
+
+def test_micrograd_fails_deep_graph_and_accumulate_by_name(runs: dict[str, Run]) -> None:
+    """micrograd passes relu at 0 but fails S03.rule.deep-graph (RecursionError) and S03.rule.accumulate."""
+    run = get(runs, "micrograd")
+    assert 1 == run.code
+    rows = run.rows()
+    assert ("passed", "failed", "failed") == tuple(
+        rows[i]["status"] for i in ("S03.rule.relu-at-zero", "S03.rule.deep-graph", "S03.rule.accumulate")
+    )
+    (deep,) = [t for t in rows["S03.rule.deep-graph"]["tests"] if t["outcome"] == "failed"]
+    assert "RecursionError" in deep["message"]
+    assert "depth=" in deep["falsifying_example"]
+    assert rows["S03.rule.constant-operands"]["status"] == "not applicable"
+
+
+def test_xdist_run_passes_and_validates(runs: dict[str, Run]) -> None:
+    """Under pytest-xdist the results reach the report from the worker: the reference passes the row
+    (property and golden tests, with their examples), exit 0, and the JSON matches its schema."""
+    run = get(runs, "xdist")
+    assert 0 == run.code
+    assert [] == [e.message for e in jsonschema.Draft202012Validator(SCHEMA).iter_errors(run.report)]
+    (row,) = run.rows().values()
+    assert ("S03.grad.add", "passed", 1) == (
+        row["id"],
+        row["status"],
+        run.report["workers"] if run.report else 0,
+    )
+    assert row["examples"] > 50
+    assert {"properties", "golden"} == {test["suite"] for test in row["tests"]}
+
+
+def test_pytest_usage_error_is_reported_with_its_output(runs: dict[str, Run]) -> None:
+    """When pytest cannot start (here an unknown option after --), verify exits 3 and writes no report."""
+    run = get(runs, "pytest-error")
+    assert (3, None) == (run.code, run.report)
