@@ -71,6 +71,16 @@ BROKEN = [
         id="bad-kind",
     ),
     pytest.param(
+        {"a.toml": 'rows = [5]\n[meta]\nstage = "99"\ntitle = "t"\nseed = "s"\n'},
+        r"a\.toml: row -: rows/0: 5 is not of type 'object'",
+        id="row-not-a-table",
+    ),
+    pytest.param(
+        {"a.toml": formula().replace('id = "X99.cost.dot"\n', "")},
+        r"a\.toml: row '#0': rows/0: 'id' is a required property",
+        id="row-without-id",
+    ),
+    pytest.param(
         {"a.toml": formula().replace('stage = "99"', "")},
         r"a\.toml: row -: meta: 'stage' is a required property",
         id="missing-meta",
