@@ -16,7 +16,7 @@ from typing import Protocol
 
 from contracts.checks import within_budget
 from contracts.errors import ParameterIdentityError, ShapeError
-from contracts.seal import ParameterRef, ParameterState, check_finite
+from contracts.seal import VALUE, ParameterRef, ParameterState, check_finite
 from contracts.shapes import Matrix, require_matrix
 from contracts.value import Value
 
@@ -100,7 +100,7 @@ def precondition(
     check_finite(refs, where)
     plan = module.forward_plan(tokens)
     within_budget(plan.total_graph_nodes(), budget, where, "graph nodes")
-    return plan, ParameterState.of([ref.value for ref in refs]), module.storage()
+    return plan, ParameterState.of(tuple(map(VALUE, refs))), module.storage()
 
 
 def postcondition(

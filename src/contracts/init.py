@@ -33,7 +33,7 @@ def unit_uniform(seed: int, tensor: str, row: int, col: int) -> float:
     """A deterministic u in (0, 1) from (seed, tensor, row, col) alone (53 bits, never 0 or 1)."""
     key = f"{seed}\x1f{tensor}\x1f{row}\x1f{col}".encode()
     digest = hashlib.blake2b(key, digest_size=8).digest()
-    bits = int.from_bytes(digest, "big") >> (64 - MANTISSA_BITS)
+    bits = int.from_bytes(digest) >> (64 - MANTISSA_BITS)  # big-endian (the default)
     return (bits + 0.5) / (1 << MANTISSA_BITS)
 
 

@@ -122,7 +122,7 @@ class LinearPlan:
             for o, row in enumerate(raw)
         )
 
-    def bind(self, weights: Weights, value_type: type[Value], scope: str = "") -> Linear:
+    def bind(self, weights: Weights, value_type: type[Value], scope: str) -> Linear:
         """Create the Values (weights as drawn, bias an independent zero Vector) and seal them."""
         weight = Matrix.trusted(tuple(tuple(value_type(x) for x in row) for row in weights))
         bias = None
@@ -156,10 +156,25 @@ class LinearStorage:
     bias_values: tuple[Value, ...]
 
 
+def frozen_rows(rows: object) -> bool:
+    """A tuple of tuples: the same object now means the same Values now (nothing was assigned)."""
+    return type(rows) is tuple and all(type(row) is tuple for row in rows)
+
+
 class Linear:
     """A materialized layer: weight (C_out, C_in), optional bias (C_out,), sealed at construction."""
 
-    __slots__ = ("bias", "name", "plan", "scope", "seal", "weight")
+    __slots__ = (
+        "bias",
+        "frozen",
+        "name",
+        "plan",
+        "scope",
+        "seal",
+        "sealed_scope",
+        "sealed_storage",
+        "weight",
+    )
 
     def __init__(self, plan: LinearPlan, weight: Matrix, bias: Vector | None = None, scope: str = "") -> None:
         if not isinstance(plan, LinearPlan):
@@ -189,6 +204,10 @@ class Linear:
         self.weight = weight
         self.bias = bias
         self.seal = ParameterSeal(self.current_refs(), where)
+        self.sealed_scope = scope
+        self.sealed_storage = self.storage()
+        # only immutable storage can be trusted by identity; lists are rebuilt and compared every time
+        self.frozen = frozen_rows(weight.rows) and (bias is None or type(bias.values) is tuple)
 
     def __repr__(self) -> str:
         return f"Linear({self.plan!r})"
@@ -228,8 +247,21 @@ class Linear:
     def sealed_refs(self) -> tuple[ParameterRef, ...]:
         return self.seal.refs
 
+    def storage_unchanged(self) -> bool:
+        """Name, scope, weight, its rows, bias and its values are the very objects sealed."""
+        sealed = self.sealed_storage
+        weight, bias = self.weight, self.bias
+        if not self.frozen or self.name is not sealed.name or self.scope is not self.sealed_scope:
+            return False
+        if weight is not sealed.weight or weight.rows is not sealed.weight_rows:
+            return False
+        return bias is sealed.bias and (bias is None or bias.values is sealed.bias_values)
+
     def verify_seal(self, where: str) -> tuple[ParameterRef, ...]:
-        """Refs rebuilt from current storage, checked against the seal; returned if they match."""
+        """The sealed refs if the storage objects are the sealed ones; otherwise refs rebuilt from
+        current storage, checked against the seal (names, identities, order) and returned."""
+        if self.storage_unchanged():
+            return self.seal.refs
         refs = self.current_refs()
         self.seal.verify(refs, where)
         return refs
@@ -255,9 +287,7 @@ class Linear:
         if self.bias is None:
             return tuple(tuple(trusted_dot(w, x) for w in weight_rows) for x in rows)
         bias = self.bias.values
-        return tuple(
-            tuple(trusted_dot(w, x) + b for w, b in zip(weight_rows, bias, strict=False)) for x in rows
-        )
+        return tuple(tuple(trusted_dot(w, x) + b for w, b in zip(weight_rows, bias)) for x in rows)
 
     def storage(self) -> LinearStorage:
         bias = self.bias

@@ -117,10 +117,8 @@ class ModelPlan:
         kind = checked_value_type(value_type, where)
         chosen = initializer if initializer is not None else self.default_initializer()
         raw = [plan.draw(chosen) for plan in self.layers]
-        weights = [plan.checked(drawn, where) for plan, drawn in zip(self.layers, raw, strict=True)]
-        layers = [
-            plan.bind(checked, kind, self.name) for plan, checked in zip(self.layers, weights, strict=True)
-        ]
+        weights = [plan.checked(drawn, where) for plan, drawn in zip(self.layers, raw)]
+        layers = [plan.bind(checked, kind, self.name) for plan, checked in zip(self.layers, weights)]
         return MLP(self, layers)
 
 
@@ -173,7 +171,7 @@ class ModelStorage:
 class MLP:
     """Linear -> ReLU -> ... -> Linear, bound to its ModelPlan and sealed as one model."""
 
-    __slots__ = ("layers", "name", "plan", "seal")
+    __slots__ = ("frozen", "layers", "name", "plan", "seal", "sealed_layers")
 
     def __init__(self, plan: ModelPlan, layers: Sequence[Linear]) -> None:
         where = "MLP"
@@ -182,7 +180,7 @@ class MLP:
         bound = tuple(layers)
         if len(bound) != len(plan.layers):
             raise ShapeError(f"{where}: needs {len(plan.layers)} layers (the plan's), got {len(bound)}")
-        for index, (layer, expected) in enumerate(zip(bound, plan.layers, strict=True)):
+        for index, (layer, expected) in enumerate(zip(bound, plan.layers)):
             if not isinstance(layer, Linear):
                 fail_type(where, f"layers[{index}]", "a Linear", layer)
             if layer.plan.key() != expected.key():
@@ -198,6 +196,9 @@ class MLP:
         self.name = plan.name
         self.layers = bound
         self.seal = ParameterSeal(self.current_refs(), where)
+        self.sealed_layers = bound
+        # the identity fast path only holds if every layer's storage is still its own sealed storage
+        self.frozen = self.storage_unchanged()
 
     def __repr__(self) -> str:
         return f"MLP({self.plan!r})"
@@ -217,9 +218,16 @@ class MLP:
     def sealed_refs(self) -> tuple[ParameterRef, ...]:
         return self.seal.refs
 
+    def storage_unchanged(self) -> bool:
+        """The layers tuple and every layer's storage objects are the ones sealed."""
+        return all(layer.storage_unchanged() for layer in self.layers)
+
     def verify_seal(self, where: str) -> tuple[ParameterRef, ...]:
-        """Model-wide names and aliases, then each layer's own seal (naming the layer whose
-        storage changed), then the model seal (layer order, a Linear swapped for another)."""
+        """The sealed refs if the layers and their storage objects are the sealed ones; otherwise
+        model-wide names and aliases, then each layer's own seal (naming the layer whose storage
+        changed), then the model seal (layer order, a Linear swapped for another)."""
+        if self.frozen and self.layers is self.sealed_layers and self.storage_unchanged():
+            return self.seal.refs
         refs = self.current_refs()
         check_distinct(refs, where)
         for layer in self.layers:
@@ -263,5 +271,5 @@ class MLP:
     def restore_storage(self, saved: object) -> None:
         assert isinstance(saved, ModelStorage)
         self.layers = saved.layers
-        for layer, stored in zip(saved.layers, saved.saved, strict=True):
+        for layer, stored in zip(saved.layers, saved.saved):
             layer.restore_storage(stored)

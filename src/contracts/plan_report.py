@@ -53,9 +53,9 @@ def align(line: tuple[str, ...], sizes: list[int]) -> str:
     """Text columns left-aligned, number columns right-aligned."""
     cells = [
         cell.rjust(size) if column >= 4 else cell.ljust(size)
-        for column, (cell, size) in enumerate(zip(line, sizes, strict=True))
+        for column, (cell, size) in enumerate(zip(line, sizes))
     ]
-    return "  ".join(cells).rstrip()
+    return "  ".join(cells)  # the last column is right-aligned: no trailing blanks
 
 
 def parse_widths(text: str) -> list[int]:

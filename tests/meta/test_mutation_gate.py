@@ -92,15 +92,13 @@ CASES = [
     ),
     pytest.param(
         STATS,
-        {"m1": "killed"},
+        {"m2": "killed"},
         {"m1": "equivalent"},
         [],
-        [
-            "listed mutant no longer survives (or no longer exists): m1; "
-            "remove it from mutation/equivalents.toml"
-        ],
+        ["listed mutant no longer exists: m1; remove it from mutation/equivalents.toml"],
         id="stale-listing",
     ),
+    pytest.param(STATS, {"m1": "killed"}, {"m1": "equivalent"}, [], [], id="listed-now-killed-passes"),
     pytest.param(
         STATS,
         {},
@@ -125,6 +123,17 @@ def test_problems(
 ) -> None:
     """The gate names every reason it fails, and nothing when the run is clean."""
     assert expected == problems(stats, results, equivalents, spots, 0.95)
+
+
+def test_listed_mutants_that_are_now_killed_are_reported() -> None:
+    """A listed mutant that tests now kill (or time out) is a warning, never a failure."""
+    from contracts.mutation import warnings
+
+    results = {"m1": "killed", "m2": "survived", "m3": "timeout"}
+    assert [
+        "listed mutant is now killed: m1; remove it from mutation/equivalents.toml",
+        "listed mutant is now timeout: m3; remove it from mutation/equivalents.toml",
+    ] == warnings(results, {"m1": "r", "m2": "r", "m3": "r", "m4": "r"})
 
 
 def test_blind_spots_flag_decorated_functions_with_logic(tmp_path: Path) -> None:
@@ -212,9 +221,12 @@ def test_main_exit_code_and_report(tmp_path: Path, capsys: pytest.CaptureFixture
     equivalents.write_text('[[mutant]]\nname = "contracts.a.x_f__mutmut_1"\nreason = "equivalent"\n')
     assert 0 == main([*arguments, "--equivalents", str(equivalents)])
     assert capsys.readouterr().out.rstrip().endswith("mutation gate: passed")
+    results.write_text("contracts.a.x_f__mutmut_1: killed\n")
+    assert 0 == main([*arguments, "--equivalents", str(equivalents)])
+    assert "WARNING: listed mutant is now killed: contracts.a.x_f__mutmut_1" in capsys.readouterr().out
 
 
-def test_results_come_from_mutmut(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_results_come_from_mutmut(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """Without --results, the gate reads `python -m mutmut results` from the same interpreter."""
     import subprocess
     import sys
@@ -231,6 +243,13 @@ def test_results_come_from_mutmut(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(subprocess, "run", fake_run)
     assert "contracts.a.x_f__mutmut_1: survived\n" == mutation.mutmut_results()
     assert [[sys.executable, "-m", "mutmut", "results"]] == calls
+    stats = tmp_path / "stats.json"
+    stats.write_text(json.dumps(STATS))
+    source = tmp_path / "src"
+    source.mkdir()
+    arguments = ["--stats", str(stats), "--source", str(source), "--equivalents", str(tmp_path / "none")]
+    assert 1 == main(arguments)
+    assert 2 == len(calls)
 
 
 @pytest.mark.parametrize(

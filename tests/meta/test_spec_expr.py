@@ -57,6 +57,7 @@ ALLOWED = [
     pytest.param("1 < x <= 3", {"x": 3}, True, id="chained-true"),
     pytest.param("1 < x < 3", {"x": 3}, False, id="chained-false"),
     pytest.param("x == 3", {"x": 3}, True, id="equal"),
+    pytest.param("1 < exp(x) <= 3", {"x": 1.0}, True, id="chained-with-calls"),
     pytest.param("x != 3", {"x": 3}, False, id="not-equal"),
     pytest.param("x >= 4", {"x": 3}, False, id="greater-equal"),
     pytest.param("x > 2", {"x": 3}, True, id="greater"),

@@ -71,6 +71,16 @@ BROKEN = [
         id="bad-kind",
     ),
     pytest.param(
+        {"a.toml": 'rows = 5\n[meta]\nstage = "99"\ntitle = "t"\nseed = "s"\n'},
+        r"a\.toml: row -: rows: 5 is not of type 'array'",
+        id="rows-not-an-array",
+    ),
+    pytest.param(
+        {"a.toml": formula().replace('expr = "2*K - 1"\n', "").replace("symbols = ", "symbolz = ")},
+        r"a\.toml: row 'X99\.cost\.dot': rows/0: 'expr' is a required property$",
+        id="first-of-several-errors",
+    ),
+    pytest.param(
         {"a.toml": 'rows = [5]\n[meta]\nstage = "99"\ntitle = "t"\nseed = "s"\n'},
         r"a\.toml: row -: rows/0: 5 is not of type 'object'",
         id="row-not-a-table",
@@ -158,6 +168,11 @@ constants = {{ k = {{ min = 1, max = 2 }} }}
     bad = write_specs(tmp_path, {"a.toml": formula() + gradient.format(extra="y")})
     with pytest.raises(SpecError, match=r"row 'X99\.grad\.pow': grads\.x: unknown name 'y'"):
         load_rows(bad)
+    bad_forward = write_specs(
+        tmp_path, {"a.toml": formula() + gradient.format(extra="x").replace('"x * k"', '"x * z"')}
+    )
+    with pytest.raises(SpecError, match=r"row 'X99\.grad\.pow': forward: unknown name 'z'"):
+        load_rows(bad_forward)
 
 
 def test_spec_dir_honours_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -142,7 +142,7 @@ def run_compare(
 ) -> Any:
     left = run(node.left, bindings, functions)
     result: Any = True
-    for op, right_node in zip(node.ops, node.comparators, strict=True):
+    for op, right_node in zip(node.ops, node.comparators):
         right = run(right_node, bindings, functions)
         result = result & COMPARE[type(op)](left, right)
         left = right

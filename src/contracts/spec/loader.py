@@ -66,14 +66,14 @@ def spec_dir() -> Path:
 
 
 def schema(directory: Path) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((directory / "schema.json").read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads((directory / "schema.json").read_bytes())
     return loaded
 
 
 def load_spec_file(path: Path, file_schema: dict[str, Any]) -> list[SpecRow]:
     name = path.name
     try:
-        document = tomllib.loads(path.read_text(encoding="utf-8"))
+        document = tomllib.loads(path.read_bytes().decode())
     except tomllib.TOMLDecodeError as error:
         raise SpecError(f"{name}: not valid TOML ({error})") from None
     errors = sorted(jsonschema.Draft202012Validator(file_schema).iter_errors(document), key=str)
