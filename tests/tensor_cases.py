@@ -7,6 +7,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 from contracts.engines import Engine
@@ -14,7 +15,7 @@ from contracts.spec import SpecRow, evaluate
 from contracts.spec.functions import array_functions
 from contracts.tensor import Tensor, add, matmul, maximum, multiply, reset_node_counter
 from contracts.value import Value
-from tests.probes import Attempt, assert_refused
+from tests.probes import Attempt, assert_refused, exception_type
 from tests.spec_rows import require, rows
 
 Array = NDArray[np.float64]
@@ -174,6 +175,7 @@ FAILURES: dict[str, tuple[str | None, Callable[[Engine], Callable[[Case], Attemp
     "T.fail.matmul-scalar": ("tensor.shape-errors", engine_attempt),
     "T.fail.backward-nonscalar": ("tensor.shape-errors", engine_attempt),
     "T.fail.upstream-shape": ("tensor.shape-errors", engine_attempt),
+    "T.fail.upstream-non-finite": (None, engine_attempt),
     "T.fail.log-domain": ("tensor.log", engine_attempt),
     "T.fail.exp-overflow": ("tensor.exp", engine_attempt),
     "T.fail.dtype": (None, lambda _engine: constructor_attempt),
@@ -184,7 +186,8 @@ FAILURES: dict[str, tuple[str | None, Callable[[Engine], Callable[[Case], Attemp
 
 
 def assert_tensor_refused(engine: Engine, spec_row: SpecRow, case: Case) -> None:
-    """The row's exception and message, and no tensor graph node created (the graph_nodes probe)."""
+    """The row's exception and message (the case's exact message when it gives one), and no tensor graph
+    node created (the graph_nodes probe)."""
     capability, builder = FAILURES[spec_row.id]
     if capability is None:
         require_reference(engine, spec_row.id)
@@ -195,3 +198,7 @@ def assert_tensor_refused(engine: Engine, spec_row: SpecRow, case: Case) -> None
     assert_refused(spec_row, attempt)
     if "graph_nodes" in spec_row["probes"]:
         assert 0 == counter.nodes, f"{spec_row.id}: {counter.nodes} tensor node(s) created before the raise"
+    if "message" in case:
+        with pytest.raises(exception_type(spec_row["exception"])) as raised:
+            attempt.action()
+        assert case["message"] == str(raised.value)

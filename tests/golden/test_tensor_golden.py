@@ -3,6 +3,7 @@ matmul), through the spec's own expressions and through the engine."""
 
 from __future__ import annotations
 
+from itertools import combinations
 from typing import Any
 
 import array_api_strict
@@ -16,6 +17,7 @@ from contracts.tensor.engine_ops import reference_tensor_vjp
 from tests.spec_rows import example_params, require, row, rows
 from tests.tensor_cases import (
     GRADIENT_ROWS,
+    OPS,
     as_arrays,
     assert_tensor_refused,
     gradient_row,
@@ -150,3 +152,19 @@ def test_namespace_example(engine: Engine, spec_row: SpecRow, example: dict[str,
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """Each refused hand case raises the row's exception and message with no graph node created."""
     assert_tensor_refused(engine, spec_row, example)
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.grad-ownership")]))
+def test_grad_ownership_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """A finite float64 upstream is the root's grad itself; an int one (or one whose sum overflows) is a
+    converted copy; the leaves' grads share memory with neither the upstream nor each other."""
+    require_reference(engine, spec_row.id)
+    upstream = np.asarray(example["upstream"])
+    leaves = [Tensor(x, requires_grad=True) for x in example["inputs"]]
+    out = OPS[example["op"]](*leaves)
+    out.backward(upstream)
+    grads = [leaf.grad for leaf in leaves]
+    expected = [example["grads"]["a"], example["grads"]["b"]]
+    assert (example["root_is_upstream"], expected) == (out.grad is upstream, [g.tolist() for g in grads])
+    assert [False] * 3 == [bool(np.shares_memory(x, y)) for x, y in combinations([upstream, *grads], 2)]
+    assert (np.float64, example["upstream"]) == (out.grad.dtype.type, out.grad.tolist())

@@ -9,16 +9,28 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from contracts.engines import Engine
 from contracts.errors import ShapeError
 from contracts.spec import SpecRow
 from contracts.tensor import OPS as OPS_TABLE
-from contracts.tensor import Op, Tensor, add, apply, exp, log, multiply, reset_node_counter
+from contracts.tensor import (
+    Op,
+    Tensor,
+    add,
+    apply,
+    broadcast_shape,
+    exp,
+    log,
+    matmul_shape,
+    multiply,
+    reset_node_counter,
+)
 from contracts.tensor.engine_ops import reference_tensor_vjp
 from tests import strategies as s
 from tests.spec_rows import params, require, rows
-from tests.tensor_cases import FAILURES, OPS, assert_tensor_refused, require_reference
+from tests.tensor_cases import FAILURES, OPS, assert_tensor_refused, gradient_row, require_reference
 
 FOUR = {"min": -4, "max": 4, "type": "float"}
 
@@ -40,6 +52,11 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
         s.non_scalar_shapes,
     ),
     "T.fail.upstream-shape": s.wrong_upstream(),
+    "T.fail.upstream-non-finite": st.builds(
+        lambda op, g: {"op": op, "inputs": [np.ones(g.shape), np.ones(g.shape)], "upstream": g},
+        st.sampled_from(s.ELEMENTWISE_BINARY),
+        s.non_finite_tensor_data,
+    ),
     "T.fail.dtype": s.bad_dtype_data.map(lambda data: {"data": data}),
     "T.fail.non-finite": s.non_finite_tensor_data.map(lambda data: {"data": data}),
     "T.fail.namespace-mix": st.builds(
@@ -111,6 +128,12 @@ def test_each_op_call_creates_exactly_one_node(engine: Engine, case: dict[str, A
     counter = reset_node_counter()
     results = [OPS[name](a, b) for name in ("add", "multiply", "maximum")]
     assert (3, [(a, b)] * 3) == (counter.nodes, [r.parents for r in results])
+    constant = add(*(Tensor(x) for x in case["inputs"]))  # no input needs a gradient: no graph is kept
+    assert ([None] * 4, (), False) == (
+        [r.grad for r in [*results, constant]],
+        constant.parents,
+        constant.requires_grad,
+    )
 
 
 @pytest.mark.spec("T.rule.dtype")
@@ -158,6 +181,10 @@ def test_gradients_accumulate_over_uses_and_calls(engine: Engine, case: dict[str
     assert once == pytest.approx(first, rel=1e-12, abs=1e-12)
     out.backward(upstream)
     assert (2 * first).tolist() == x.grad.tolist()
+    y = Tensor(case["inputs"][0], requires_grad=True)
+    square = multiply(y, y)  # both operands are one leaf: it is reached twice from the same node
+    square.backward(Tensor(upstream))
+    assert upstream * 2 * case["inputs"][0] == pytest.approx(y.grad, rel=1e-12, abs=1e-12)
 
 
 @pytest.mark.spec("T.rule.deep-graph")
@@ -223,3 +250,83 @@ def test_domain_boundaries_are_accepted(engine: Engine, x: float, y: float) -> N
     assert [True, True] == [bool(np.isfinite(value).all()), bool(np.isfinite(grad).all())]
     value, _ = engine.tensor_vjp("log", [np.asarray([y])], np.ones(1))
     assert np.log(y) == pytest.approx(float(value[0]), rel=1e-12)
+
+
+@pytest.mark.spec("T.fail.non-finite", "T.fail.upstream-non-finite")
+@given(x=s.non_finite_tensor_data)
+def test_non_finite_messages_count_the_bad_elements(engine: Engine, x: np.ndarray) -> None:
+    """The constructor's and backward's refusals of nan/inf name exactly how many elements are bad."""
+    require_reference(engine, "T.fail.upstream-non-finite")
+    message = (
+        re.escape(f"data must be finite, got {int(np.sum(~np.isfinite(x)))} nan or inf element(s)") + "$"
+    )
+    with pytest.raises(ValueError, match="^Tensor: " + message):
+        Tensor(x)
+    leaf = Tensor(np.ones(x.shape), requires_grad=True)
+    out = add(leaf, 1.0)
+    with pytest.raises(ValueError, match=r"^Tensor\.backward: " + message):
+        out.backward(x)
+    assert (None, None) == (leaf.grad, out.grad)
+
+
+@pytest.mark.spec("T.fail.dtype")
+@given(data=s.bad_dtype_data)
+def test_dtype_message_names_the_dtype(engine: Engine, data: Any) -> None:
+    """bool and complex data are refused with a message naming their exact dtype."""
+    require_reference(engine, "T.fail.dtype")
+    dtype = np.asarray(data).dtype
+    with pytest.raises(TypeError, match=r"\), got dtype " + re.escape(str(dtype)) + "$"):
+        Tensor(data)
+
+
+@pytest.mark.spec("T.fail.broadcast", "T.rule.matmul-promotion")
+@pytest.mark.parametrize("op", ["add", "matmul"])
+@given(data=st.data())
+def test_shape_rules_give_numpys_result_shape(engine: Engine, op: str, data: st.DataObject) -> None:
+    """broadcast_shape and matmul_shape (1-D promotion, broadcast batch axes) give numpy's result shape."""
+    require_reference(engine, "T.fail.broadcast")
+    if op == "matmul":
+        input_shapes, result_shape = data.draw(s.tensor_shapes("matmul"))
+        assert result_shape == matmul_shape(*input_shapes)
+    else:
+        count = data.draw(st.integers(1, 3))
+        shapes = data.draw(hnp.mutually_broadcastable_shapes(num_shapes=count, max_dims=3, max_side=4))
+        assert (shapes.result_shape, ()) == (broadcast_shape(op, *shapes.input_shapes), broadcast_shape(op))
+
+
+@pytest.mark.spec("T.rule.grad-ownership")
+@pytest.mark.parametrize("op", list(OPS))
+@given(data=st.data())
+def test_backward_reads_the_upstream_and_leaves_own_their_grads(
+    engine: Engine, op: str, data: st.DataObject
+) -> None:
+    """A finite float64 upstream is used as is (it is the root's .grad) and left unchanged; every leaf's
+    grad shares memory with no upstream and no other leaf's grad, also when a leaf is the root."""
+    require_reference(engine, "T.rule.grad-ownership")
+    case = data.draw(s.tensor_case(op, gradient_row(op)["domain"]))
+    upstream = case["upstream"]
+    before = upstream.tolist()
+    leaves = [Tensor(x, requires_grad=True) for x in case["inputs"]]
+    out = OPS[op](*leaves)
+    out.backward(upstream)
+    grads = [leaf.grad for leaf in leaves]
+    assert (True, before) == (out.grad is upstream, upstream.tolist())
+    for i, grad in enumerate(grads):
+        others = [upstream, *grads[:i], *(leaf.data for leaf in leaves)]
+        assert [False] * len(others) == [bool(np.shares_memory(grad, other)) for other in others]
+    root = Tensor(case["inputs"][0], requires_grad=True)
+    seed = np.ones(root.shape)
+    root.backward(seed)
+    assert (seed.tolist(), False) == (root.grad.tolist(), bool(np.shares_memory(root.grad, seed)))
+
+
+def test_namespace_of_constants_and_unnamed_namespaces() -> None:
+    """Operands without a Tensor compute in numpy; a namespace without __name__ is named by its repr."""
+    assert np is add(1.0, 2.0).xp
+    odd = Tensor([1.0, 2.0])
+    odd.xp = object()  # a namespace object without a __name__
+    names = sorted(["numpy", repr(odd.xp)])
+    with pytest.raises(
+        TypeError, match="^" + re.escape(f"add: operands must share one array namespace, got {names}") + "$"
+    ):
+        add(Tensor([1.0, 2.0]), odd)

@@ -59,11 +59,8 @@ class TorchEngine(Engine):
     name: ClassVar[str] = "torch"
     capabilities: ClassVar[frozenset[str]] = (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors"})
     conventions: ClassVar[Mapping[str, str]] = {
-        **dict.fromkeys(
-            ("T.rule.tie", "T.grad.maximum"),
-            "torch.maximum splits the gradient 0.5/0.5 between a and b where a == b; the spec gives "
-            "all of it to the first argument (T.grad.maximum's grads are 1[a >= b], 1[a < b])",
-        ),
+        "T.rule.tie": "torch.maximum splits the gradient 0.5/0.5 between a and b where a == b; the spec "
+        "gives all of it to the first argument",
         "T.fail.log-domain": "torch.log of an element <= 0 gives -inf or nan instead of raising",
         "T.fail.exp-overflow": "torch.exp of an element above 709.78 gives inf instead of raising",
     }
@@ -82,8 +79,7 @@ class TorchEngine(Engine):
         return str(self.torch.__version__)
 
     def leaf(self, data: Any) -> Any:
-        array = np.array(data, dtype=np.float64, copy=True)
-        return self.torch.from_numpy(array).requires_grad_(True)
+        return self.torch.from_numpy(float64(data)).requires_grad_(True)
 
     def scalar_vjp(
         self,
@@ -122,7 +118,7 @@ class TorchEngine(Engine):
         if upstream is None:
             out.backward()
         else:
-            out.backward(self.torch.from_numpy(np.array(upstream, dtype=np.float64, copy=True)))
+            out.backward(self.torch.from_numpy(float64(upstream)))
         return to_array(out.detach()), tuple(to_array(leaf.grad) for leaf in leaves)
 
 
@@ -135,5 +131,11 @@ def grad_of(leaf: Any) -> float:
     return float(leaf.grad.item())
 
 
+def float64(data: Any) -> Array:
+    """A new float64 array (np.array copies), whatever the input's type."""
+    return np.array(data, dtype=np.float64)
+
+
 def to_array(tensor: Any) -> Array:
-    return np.array(tensor.numpy(), dtype=np.float64, copy=True)
+    """A float64 tensor's values as a numpy array of their own (not a view of torch's memory)."""
+    return np.array(tensor.numpy())

@@ -30,7 +30,8 @@ TENSOR_OPS: dict[str, Callable[..., Tensor]] = {
 
 
 def to_numpy(array: Any) -> Array:
-    return np.asarray(array, dtype=np.float64)
+    """A float64 array of any namespace as numpy (Tensor data and grads are always float64)."""
+    return np.asarray(array)
 
 
 def reference_tensor_vjp(

@@ -5,13 +5,15 @@ products, as plain methods. apply() does everything else, in this order, for eve
 coerce the operands, validate shapes (ShapeError), check the domain, compute the forward, and
 only then create and count the graph node. A refused call therefore creates no node.
 
-vjp returns each input's gradient in the broadcast frame (the op's output frame); one shared
-function, reduce_to_shape, sums it back to the input's shape.
+vjp yields each input's gradient in the broadcast frame (the op's output frame), one at a time; one
+shared function, reduce_to_shape, sums each back to its input's shape as soon as it is yielded, so
+only one broadcast-frame buffer is alive at a time.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Any, ClassVar
 
 import numpy as np
@@ -36,20 +38,24 @@ class Op:
     def forward(self, xp: Any, *arrays: Any) -> Any:
         raise NotImplementedError(f"{self.name}: forward")
 
-    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> tuple[Any, ...]:
-        """Each input's gradient in the broadcast frame, given the upstream gradient g."""
+    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
+        """Yield each input's gradient in the broadcast frame, in input order, given the upstream g."""
         raise NotImplementedError(f"{self.name}: vjp")
 
     def input_grads(self, xp: Any, g: Any, out: Any, arrays: Sequence[Any]) -> tuple[Any, ...]:
-        """Each input's gradient, reduced to that input's shape."""
-        frames = self.vjp(xp, g, out, *arrays)
-        return tuple(
-            reduce_to_shape(xp, grad, shape_of(array)) for grad, array in zip(frames, arrays, strict=True)
-        )
+        """Each input's gradient, reduced to that input's shape as soon as vjp yields it."""
+        # map holds no reference to a frame once it is reduced (a generator expression's loop
+        # variable would keep the previous frame alive while vjp computes the next one)
+        return tuple(map(partial(reduce_like, xp), self.vjp(xp, g, out, *arrays), arrays))
 
 
 def shape_of(array: Any) -> Shape:
     return tuple(int(size) for size in array.shape)
+
+
+def reduce_like(xp: Any, grad: Any, array: Any) -> Any:
+    """grad summed back to array's shape."""
+    return reduce_to_shape(xp, grad, shape_of(array))
 
 
 def reduce_to_shape(xp: Any, grad: Any, shape: Shape) -> Any:
@@ -73,7 +79,7 @@ def as_operand(xp: Any, item: object) -> Tensor:
     """A Tensor operand as is; a number or array becomes a constant (no gradient) Tensor."""
     if isinstance(item, Tensor):
         return item
-    return Tensor(item, requires_grad=False, xp=xp)
+    return Tensor(item, xp=xp)
 
 
 def apply(op: Op, *operands: object) -> Tensor:

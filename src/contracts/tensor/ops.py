@@ -15,6 +15,7 @@ Decisions where the seed is silent (specs/tensor_ops.toml):
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from contracts.tensor.op import Op, apply
@@ -25,7 +26,7 @@ MAX_EXP_INPUT = math.log(1.7976931348623157e308)  # exp of anything larger overf
 
 
 def count_true(xp: Any, mask: Any) -> int:
-    return int(xp.sum(xp.astype(mask, xp.int64)))
+    return int(xp.count_nonzero(mask))
 
 
 class Add(Op):
@@ -35,8 +36,9 @@ class Add(Op):
         a, b = arrays
         return a + b
 
-    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> tuple[Any, ...]:
-        return g, g
+    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
+        yield g
+        yield g
 
 
 class Multiply(Op):
@@ -46,9 +48,10 @@ class Multiply(Op):
         a, b = arrays
         return a * b
 
-    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> tuple[Any, ...]:
+    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
         a, b = arrays
-        return g * b, g * a
+        yield g * b
+        yield g * a
 
 
 class Maximum(Op):
@@ -58,11 +61,10 @@ class Maximum(Op):
         a, b = arrays
         return xp.maximum(a, b)
 
-    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> tuple[Any, ...]:
+    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
         a, b = arrays
-        first = xp.astype(a >= b, xp.float64)  # a tie goes to the first argument
-        second = xp.astype(a < b, xp.float64)
-        return g * first, g * second
+        yield g * xp.astype(a >= b, xp.float64)  # a tie goes to the first argument
+        yield g * xp.astype(a < b, xp.float64)
 
 
 class Exp(Op):
@@ -85,8 +87,8 @@ class Exp(Op):
         (x,) = arrays
         return xp.exp(x)
 
-    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> tuple[Any, ...]:
-        return (g * out,)  # the seed's exp: the derivative is the result itself
+    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
+        yield g * out  # the seed's exp: the derivative is the result itself
 
 
 class Log(Op):
@@ -109,9 +111,9 @@ class Log(Op):
         (x,) = arrays
         return xp.log(x)
 
-    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> tuple[Any, ...]:
+    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
         (x,) = arrays
-        return (g / x,)  # from the input, as the seed's log keeps a
+        yield g / x  # from the input, as the seed's log keeps a
 
 
 class Matmul(Op):
@@ -125,24 +127,21 @@ class Matmul(Op):
         a, b = arrays
         return xp.matmul(a, b)
 
-    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> tuple[Any, ...]:
-        """dA = g @ B^T and dB = A^T @ g on the promoted operands, then the promotion undone."""
+    def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
+        """dA = g @ B^T and dB = A^T @ g on the promoted operands; dB drops a 1-D b's promoted column."""
         a, b = arrays
         a_is_vector = a.ndim == 1
         b_is_vector = b.ndim == 1
         if b_is_vector:
-            b = xp.expand_dims(b, axis=-1)
+            b = xp.reshape(b, (b.shape[0], 1))
             g = xp.expand_dims(g, axis=-1)
         if a_is_vector:
             a = xp.expand_dims(a, axis=0)
             g = xp.expand_dims(g, axis=-2)
-        grad_a = xp.matmul(g, xp.matrix_transpose(b))
+        # a 1-D a's promoted row is a leading axis of size 1 here: reduce_to_shape sums it away
+        yield xp.matmul(g, xp.matrix_transpose(b))
         grad_b = xp.matmul(xp.matrix_transpose(a), g)
-        if a_is_vector:
-            grad_a = xp.squeeze(grad_a, axis=-2)
-        if b_is_vector:
-            grad_b = xp.squeeze(grad_b, axis=-1)
-        return grad_a, grad_b
+        yield xp.squeeze(grad_b, axis=-1) if b_is_vector else grad_b
 
 
 ADD = Add()

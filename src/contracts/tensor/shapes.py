@@ -33,7 +33,7 @@ def matmul_shape(a: Shape, b: Shape) -> Shape:
     """matmul's result shape with numpy's 1-D promotion, or ShapeError."""
     if len(a) == 0 or len(b) == 0:
         raise ShapeError(f"matmul: operands must have at least 1 dimension, got shapes {a} and {b}")
-    inner_b = b[-2] if len(b) >= 2 else b[0]
+    inner_b = b[-2] if len(b) > 1 else b[-1]  # b's contracted axis: its rows, or a 1-D b itself
     if a[-1] != inner_b:
         raise ShapeError(
             f"matmul: inner dimensions must match, got shapes {a} and {b} ({a[-1]} != {inner_b})"

@@ -3,7 +3,15 @@
 Dtype policy: every Tensor holds float64, whatever it was built from. Python ints and floats,
 nested lists of them and integer or floating arrays are converted to float64; bool and complex
 data are refused (TypeError), and so are nan and inf (ValueError) where data enters (the
-constructor). Upstream gradients passed to backward follow the same policy.
+constructor, which always copies). Upstream gradients passed to backward follow the same policy.
+
+Copies and aliasing (T.rule.grad-ownership): backward reads the upstream gradient and never writes
+it. A finite float64 upstream is used as is, without a copy: one summing pass proves every element
+finite (nan and inf make the sum non-finite; a sum that merely overflows falls back to the exact
+element check, as does every other dtype, which is then converted). So an op result's .grad (this
+call's gradient, the root's included) may be the caller's upstream array itself or share memory with
+other op results' grads: read it, do not write into it. A leaf's .grad is its own: a fresh array that
+shares memory with no upstream and no other tensor's grad, so it can be updated in place.
 
 The namespace (numpy by default, or any array-API namespace such as array_api_strict) is injected
 per tensor, as the seed injects np or mx; the tensor code calls only array-API standard functions.
@@ -16,6 +24,8 @@ own gradients first and adds them to a leaf once, so a second call adds exactly 
 
 from __future__ import annotations
 
+import math
+import warnings
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -56,7 +66,7 @@ def to_float64(xp: Any, data: object, where: str) -> Any:
         )
     array = xp.astype(array, xp.float64)
     if not bool(xp.all(xp.isfinite(array))):
-        count = int(xp.sum(xp.astype(xp.logical_not(xp.isfinite(array)), xp.int64)))
+        count = int(xp.count_nonzero(xp.logical_not(xp.isfinite(array))))
         raise ValueError(f"{where}: data must be finite, got {count} nan or inf element(s)")
     return array
 
@@ -147,15 +157,30 @@ def upstream_seed(root: Tensor, grad: object) -> Any:
                 f"Tensor.backward: output has shape {shape}; a non-scalar output needs an "
                 f"explicit upstream gradient of shape {shape}"
             )
-        return root.xp.ones((), dtype=root.xp.float64)
+        return root.xp.ones_like(root.data)  # float64, shape ()
     data = grad.data if isinstance(grad, Tensor) else grad
-    seed = to_float64(root.xp, data, "Tensor.backward")
+    seed = upstream_array(root.xp, data)
     seed_shape = tuple(int(size) for size in seed.shape)
     if seed_shape != shape:
         raise ShapeError(
             f"Tensor.backward: upstream gradient has shape {seed_shape}, must equal the output shape {shape}"
         )
     return seed
+
+
+def upstream_array(xp: Any, data: object) -> Any:
+    """data as a finite float64 array: a finite float64 array as is (no copy), else to_float64's."""
+    array = xp.asarray(data)
+    if array.dtype == xp.float64 and math.isfinite(finite_sum(xp, array)):
+        return array  # a finite sum proves every element finite: nan and inf propagate through sums
+    return to_float64(xp, array, "Tensor.backward")
+
+
+def finite_sum(xp: Any, array: Any) -> float:
+    """The sum of a float64 array, without numpy's warnings when it is inf or nan (the caller checks)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # only the sum runs here
+        return float(xp.sum(array))
 
 
 def propagate(node: Tensor, grads: dict[int, Any]) -> None:
@@ -165,18 +190,22 @@ def propagate(node: Tensor, grads: dict[int, Any]) -> None:
         return
     arrays = tuple(parent.data for parent in node.parents)
     shares = node.op.input_grads(node.xp, upstream, node.data, arrays)
-    for parent, share in zip(node.parents, shares, strict=True):
+    for parent, share in zip(node.parents, shares):
         if parent.requires_grad:
             key = id(parent)
             grads[key] = share if key not in grads else grads[key] + share
 
 
 def settle(node: Tensor, grad: Any) -> None:
-    """An op result takes this call's gradient; a leaf adds it to what earlier calls left."""
-    if node.parents or node.grad is None:
+    """An op result takes this call's gradient; a leaf adds it to what earlier calls left.
+
+    A leaf's first gradient is copied, so the leaf owns it (it may be the caller's upstream or shared
+    with another tensor's grad); a constant (no gradient this call) keeps None.
+    """
+    if node.parents:
         node.grad = grad
     elif grad is not None:
-        node.grad = node.grad + grad
+        node.grad = node.xp.asarray(grad, copy=True) if node.grad is None else node.grad + grad
 
 
 def topological_order(root: Tensor) -> list[Tensor]:
@@ -191,7 +220,7 @@ def topological_order(root: Tensor) -> list[Tensor]:
         elif id(node) not in visited:
             visited.add(id(node))
             stack.append((node, True))
-            stack.extend((parent, False) for parent in node.parents if id(parent) not in visited)
+            stack.extend((parent, False) for parent in node.parents)  # a visited one is skipped when popped
     return order
 
 
