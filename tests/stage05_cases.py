@@ -6,8 +6,8 @@ from collections.abc import Callable
 from typing import Any
 
 from contracts import CountingValue, Embedding, EmbeddingPlan, Matrix, Value, Vector
+from contracts.graph import topological_order
 from contracts.shapes import dot_cost, matmul_cost
-from contracts.value import topological_order
 from tests.probes import NOT_GIVEN, Attempt, CountingInitializer
 
 Case = dict[str, Any]

@@ -3,13 +3,14 @@
 from contracts.embedding import Embedding, EmbeddingPlan
 from contracts.errors import ContractError, ParameterIdentityError, ResourceBudgetError, ShapeError
 from contracts.forward import ForwardStep, ModelForwardPlan
+from contracts.graph import topological_order
 from contracts.init import InitSpec
 from contracts.linear import Linear, LinearPlan
 from contracts.model import MLP, ModelPlan
 from contracts.seal import ParameterRef, ParameterSeal
 from contracts.shapes import Matrix, Vector
 from contracts.tensor import Tensor
-from contracts.value import CountingValue, Value, count_operation_nodes, topological_order
+from contracts.value import CountingValue, Value, count_operation_nodes
 
 __all__ = [
     "MLP",

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 from typing import ClassVar
 
+from contracts.graph import topological_order
+
 
 class Value:
     """A scalar with a gradient and the operation that produced it."""
@@ -138,24 +140,6 @@ class Value:
 
 
 MAX_EXP_INPUT = math.log(1.7976931348623157e308)
-
-
-def topological_order(root: Value) -> list[Value]:
-    """Every node reachable from root, parents before children, without recursion."""
-    order: list[Value] = []
-    visited: set[Value] = set()
-    stack: list[tuple[Value, bool]] = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-        elif node not in visited:
-            visited.add(node)
-            stack.append((node, True))
-            for parent in node.parents:
-                if parent not in visited:
-                    stack.append((parent, False))
-    return order
 
 
 def count_operation_nodes(root: Value) -> int:

@@ -4,6 +4,7 @@ One op-definition mechanism (contracts.tensor.op: Op + apply), one broadcast red
 (reduce_to_shape), the seed's ops (contracts.tensor.ops) and Tensor with iterative backward.
 """
 
+from contracts.graph import topological_order
 from contracts.tensor.op import Op, apply, reduce_to_shape
 from contracts.tensor.ops import (
     MAX_EXP_INPUT,
@@ -17,12 +18,7 @@ from contracts.tensor.ops import (
     relu,
 )
 from contracts.tensor.shapes import broadcast_shape, matmul_shape, summed_axes
-from contracts.tensor.tensor import (
-    NodeCounter,
-    Tensor,
-    reset_node_counter,
-    topological_order,
-)
+from contracts.tensor.tensor import NodeCounter, Tensor, reset_node_counter
 
 __all__ = [
     "MAX_EXP_INPUT",

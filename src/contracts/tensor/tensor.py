@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from contracts.errors import ShapeError
+from contracts.graph import topological_order
 
 if TYPE_CHECKING:
     from contracts.tensor.op import Op
@@ -206,22 +207,6 @@ def settle(node: Tensor, grad: Any) -> None:
         node.grad = grad
     elif grad is not None:
         node.grad = node.xp.asarray(grad, copy=True) if node.grad is None else node.grad + grad
-
-
-def topological_order(root: Tensor) -> list[Tensor]:
-    """Every node reachable from root, parents before children, without recursion."""
-    order: list[Tensor] = []
-    visited: set[int] = set()
-    stack: list[tuple[Tensor, bool]] = [(root, False)]
-    while stack:
-        node, expanded = stack.pop()
-        if expanded:
-            order.append(node)
-        elif id(node) not in visited:
-            visited.add(id(node))
-            stack.append((node, True))
-            stack.extend((parent, False) for parent in node.parents)  # a visited one is skipped when popped
-    return order
 
 
 def make_node(xp: Any, data: Any, op: Op, parents: tuple[Tensor, ...]) -> Tensor:
