@@ -7,7 +7,6 @@ import importlib
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import cast
 
 from contracts.engines import ENV_VAR
 from contracts.spec import SpecError, load_rows, spec_dir
@@ -34,17 +33,14 @@ def verify_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--impl",
-        default=None,
         help="engine under test: reference, torch, micrograd, or pkg.module:Class "
         f"(default: ${ENV_VAR} or reference)",
     )
     parser.add_argument(
         "--format", choices=sorted(FORMATS), default="table", help="report format (default: table)"
     )
-    parser.add_argument(
-        "-o", "--output", default=None, help="write the report to this file instead of stdout"
-    )
-    parser.add_argument("-n", "--workers", default=None, help="run in parallel with pytest-xdist: N or auto")
+    parser.add_argument("-o", "--output", help="write the report to this file instead of stdout")
+    parser.add_argument("-n", "--workers", help="run in parallel with pytest-xdist: N or auto")
     parser.add_argument(
         "--rows",
         action="append",
@@ -52,7 +48,7 @@ def verify_parser() -> argparse.ArgumentParser:
         metavar="PREFIX",
         help="only rows whose id starts with PREFIX (repeatable, or comma-separated), and their tests",
     )
-    parser.add_argument("-k", dest="keyword", default=None, help="pytest -k expression (further selection)")
+    parser.add_argument("-k", dest="keyword", help="pytest -k expression (further selection)")
     parser.add_argument(
         "--hypothesis-profile",
         "--profile",
@@ -60,15 +56,12 @@ def verify_parser() -> argparse.ArgumentParser:
         default="ci",
         help="hypothesis profile (default: ci, derandomized)",
     )
-    parser.add_argument(
-        "--suite", default=None, help=f"repository holding the suite (default: ${SUITE_ENV} or this clone)"
-    )
+    parser.add_argument("--suite", help=f"repository holding the suite (default: ${SUITE_ENV} or this clone)")
     parser.add_argument(
         "--mutation-stats",
-        default=None,
         help="mutmut export-cicd-stats file (default: SUITE/mutants/mutmut-cicd-stats.json, if present)",
     )
-    parser.add_argument("--pytest-log", default=None, help="keep pytest's own output in this file")
+    parser.add_argument("--pytest-log", help="keep pytest's own output in this file")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     return parser
 
@@ -99,7 +92,7 @@ def verify_main(argv: Sequence[str]) -> int:
         return error.code
     text = FORMATS[args.format](report)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        Path(args.output).write_bytes(text.encode())
         print(f"contracts verify: report written to {args.output}", file=sys.stderr)
     else:
         sys.stdout.write(text)
@@ -108,17 +101,13 @@ def verify_main(argv: Sequence[str]) -> int:
 
 def specs_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="contracts specs", description="List the spec rows.")
-    parser.add_argument("--stage", default=None, help="only this stage (e.g. 03, 05, T)")
-    parser.add_argument(
-        "--kind", default=None, help="only this kind (formula, failure, contract, gradient, rule)"
-    )
+    parser.add_argument("--stage", help="only this stage (e.g. 03, 05, T)")
+    parser.add_argument("--kind", help="only this kind (formula, failure, contract, gradient, rule)")
     parser.add_argument(
         "--rows", action="append", default=[], metavar="PREFIX", help="only ids with this prefix"
     )
     parser.add_argument("--format", choices=("table", "markdown", "json"), default="table")
-    parser.add_argument(
-        "--specs", default=None, help="spec directory (default: $CONTRACTS_SPECS or the repo's specs/)"
-    )
+    parser.add_argument("--specs", help="spec directory (default: $CONTRACTS_SPECS or the repo's specs/)")
     return parser
 
 
@@ -146,7 +135,7 @@ def plan_main(argv: Sequence[str]) -> int:
     """`contracts plan`, provided by contracts.plan_report (imported only when asked for)."""
     try:
         module = importlib.import_module("contracts.plan_report")
-        entry = cast(Callable[[list[str]], int], module.plan_main)
+        entry: Callable[[list[str]], int] = module.plan_main
     except (ImportError, AttributeError) as error:
         print(f"contracts plan: not available in this version ({error})", file=sys.stderr)
         return 2

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import sys
 from pathlib import Path
 
 import pytest
 
-from contracts.cli import main
+from contracts.cli import USAGE, main, specs_parser, verify_parser
+from contracts.verify.runner import VerifyError, VerifyOptions
+from tests.spec_rows import rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -136,3 +139,282 @@ def test_verify_prints_the_report_to_stdout(
     assert 1 == main(["verify", "--rows", "A", "--format", "markdown", "--", "-x", "--lf"])
     assert capsys.readouterr().out.startswith("# contracts verify")
     assert (["A"], ["-x", "--lf"]) == (seen[0].rows, seen[0].pytest_args)
+
+
+def options_of(parser: argparse.ArgumentParser) -> list[tuple[object, ...]]:
+    """Each option after --help: its flags, destination, action, default, choices, metavar and help."""
+    return [
+        (a.option_strings, a.dest, type(a).__name__, a.default, a.choices, a.metavar, a.help)
+        for a in parser._actions[1:]
+    ]
+
+
+def test_verify_options_and_their_help() -> None:
+    """`contracts verify --help` documents every option, its default and the pass-through to pytest."""
+    parser = verify_parser()
+    assert (
+        "contracts verify",
+        "Run tests/properties and tests/golden against an engine; one line per spec row. "
+        "Exit 0 only when every applicable row passes.",
+        "Anything after `--` is passed to pytest unchanged.",
+    ) == (parser.prog, parser.description, parser.epilog)
+    store, append, flag = "_StoreAction", "_AppendAction", "_StoreTrueAction"
+    assert [
+        (
+            ["--impl"],
+            "impl",
+            store,
+            None,
+            None,
+            None,
+            "engine under test: reference, torch, micrograd, or pkg.module:Class "
+            "(default: $CONTRACTS_IMPL or reference)",
+        ),
+        (
+            ["--format"],
+            "format",
+            store,
+            "table",
+            ["json", "markdown", "table"],
+            None,
+            "report format (default: table)",
+        ),
+        (
+            ["-o", "--output"],
+            "output",
+            store,
+            None,
+            None,
+            None,
+            "write the report to this file instead of stdout",
+        ),
+        (
+            ["-n", "--workers"],
+            "workers",
+            store,
+            None,
+            None,
+            None,
+            "run in parallel with pytest-xdist: N or auto",
+        ),
+        (
+            ["--rows"],
+            "rows",
+            append,
+            [],
+            None,
+            "PREFIX",
+            "only rows whose id starts with PREFIX (repeatable, or comma-separated), and their tests",
+        ),
+        (["-k"], "keyword", store, None, None, None, "pytest -k expression (further selection)"),
+        (
+            ["--hypothesis-profile", "--profile"],
+            "profile",
+            store,
+            "ci",
+            None,
+            None,
+            "hypothesis profile (default: ci, derandomized)",
+        ),
+        (
+            ["--suite"],
+            "suite",
+            store,
+            None,
+            None,
+            None,
+            "repository holding the suite (default: $CONTRACTS_SUITE or this clone)",
+        ),
+        (
+            ["--mutation-stats"],
+            "mutation_stats",
+            store,
+            None,
+            None,
+            None,
+            "mutmut export-cicd-stats file (default: SUITE/mutants/mutmut-cicd-stats.json, if present)",
+        ),
+        (["--pytest-log"], "pytest_log", store, None, None, None, "keep pytest's own output in this file"),
+        (["-q", "--quiet"], "quiet", flag, False, None, None, "no progress lines on stderr"),
+    ] == options_of(parser)
+
+
+def test_specs_options_and_their_help() -> None:
+    """`contracts specs --help` documents its filters, formats and spec directory."""
+    parser = specs_parser()
+    assert ("contracts specs", "List the spec rows.") == (parser.prog, parser.description)
+    store = "_StoreAction"
+    assert [
+        (["--stage"], "stage", store, None, None, None, "only this stage (e.g. 03, 05, T)"),
+        (
+            ["--kind"],
+            "kind",
+            store,
+            None,
+            None,
+            None,
+            "only this kind (formula, failure, contract, gradient, rule)",
+        ),
+        (["--rows"], "rows", "_AppendAction", [], None, "PREFIX", "only ids with this prefix"),
+        (["--format"], "format", store, "table", ("table", "markdown", "json"), None, None),
+        (
+            ["--specs"],
+            "specs",
+            store,
+            None,
+            None,
+            None,
+            "spec directory (default: $CONTRACTS_SPECS or the repo's specs/)",
+        ),
+    ] == options_of(parser)
+
+
+def test_usage_and_unknown_command_in_full(capsys: pytest.CaptureFixture[str]) -> None:
+    """The usage text goes to stdout (exit 2 without a command, 0 for -h/--help); an unknown command
+    is named on stderr, followed by the usage."""
+    assert (2, 0, 0) == (main([]), main(["-h"]), main(["--help"]))
+    assert USAGE * 3 == capsys.readouterr().out
+    assert 2 == main(["verfy", "x"])
+    assert ("", f"contracts: unknown command 'verfy'\n\n{USAGE}\n") == capsys.readouterr()
+    assert USAGE.startswith("usage: contracts COMMAND [options]\n\ncommands:\n  verify   run the spec suite")
+
+
+def test_version_in_full(capsys: pytest.CaptureFixture[str]) -> None:
+    """--version prints `contracts VERSION` and exits 0."""
+    from importlib.metadata import version
+
+    assert 0 == main(["--version", "ignored"])
+    assert f"contracts {version('contracts')}\n" == capsys.readouterr().out
+
+
+def fake_verify(monkeypatch: pytest.MonkeyPatch, result: object) -> list[VerifyOptions]:
+    """contracts.cli.verify replaced: records its options, returns (or raises) result."""
+    seen: list[VerifyOptions] = []
+
+    def verify(options: VerifyOptions) -> object:
+        seen.append(options)
+        if isinstance(result, Exception):
+            raise result
+        return result
+
+    monkeypatch.setattr("contracts.cli.verify", verify)
+    return seen
+
+
+def test_verify_options_reach_the_runner(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Every option lands in VerifyOptions; -q turns progress off; without -- nothing goes to pytest."""
+    from tests.meta.test_verify_report import RECORDS, make_report
+
+    seen = fake_verify(monkeypatch, make_report(RECORDS))
+    out = tmp_path / "r.json"
+    arguments = [
+        "verify",
+        "--impl",
+        "I",
+        "--suite",
+        "S",
+        "--profile",
+        "P",
+        "-n",
+        "2",
+        "--rows",
+        "A",
+        "--rows",
+        "B",
+    ]
+    arguments += [
+        "-k",
+        "K",
+        "-q",
+        "--mutation-stats",
+        "M",
+        "--pytest-log",
+        "L",
+        "-o",
+        str(out),
+        "--format",
+        "json",
+    ]
+    assert 1 == main([*arguments, "--", "-x"])
+    assert 1 == main(["verify", "--", "--", "-x"])
+    assert [
+        VerifyOptions(
+            impl="I",
+            suite="S",
+            profile="P",
+            workers="2",
+            rows=["A", "B"],
+            keyword="K",
+            progress=False,
+            mutation_stats="M",
+            pytest_log="L",
+            pytest_args=["-x"],
+        ),
+        VerifyOptions(pytest_args=["--", "-x"]),
+    ] == seen
+    assert "contracts-verify-report" == json.loads(out.read_text(encoding="utf-8"))["format"]
+
+
+def test_verify_writes_the_report_to_a_file(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With -o the report goes to the file (stdout stays empty) and stderr says where; the table is
+    the default format; the exit code is the report's."""
+    from contracts.verify.formats import format_table
+    from tests.meta.test_verify_report import RECORDS, make_report
+
+    report = make_report(RECORDS)
+    seen = fake_verify(monkeypatch, report)
+    out = tmp_path / "report.txt"
+    assert 1 == main(["verify", "-o", str(out)])
+    assert [VerifyOptions()] == seen  # every default; nothing for pytest
+    assert ("", f"contracts verify: report written to {out}\n") == capsys.readouterr()
+    assert format_table(report) == out.read_text(encoding="utf-8")
+
+
+def test_verify_error_in_full(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A VerifyError is printed on stderr and its code is the exit code."""
+    fake_verify(monkeypatch, VerifyError("no luck", 3))
+    assert 3 == main(["verify"])
+    assert ("", "contracts verify: error: no luck\n") == capsys.readouterr()
+
+
+def test_specs_filters_in_full(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """--stage, --kind and --rows (prefixes, comma-separated or repeated) each narrow the listing;
+    an unloadable directory is exit 2 with the reason."""
+    all_rows = rows()
+    cases = [
+        (["--stage", "05"], [r.id for r in all_rows if r.stage == "05"]),
+        (["--kind", "failure"], [r.id for r in all_rows if r.kind == "failure"]),
+        (
+            ["--rows", "S03.grad.m,S05.cost", "--rows", "T.rule"],
+            [r.id for r in all_rows if r.id.startswith(("S03.grad.m", "S05.cost", "T.rule"))],
+        ),
+        ([], [r.id for r in all_rows]),
+    ]
+    for arguments, expected in cases:
+        assert 0 == main(["specs", "--format", "json", *arguments])
+        assert expected == [item["id"] for item in json.loads(capsys.readouterr().out)]
+    assert 2 == main(["specs", "--specs", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert err.startswith(f"contracts specs: error: cannot load the spec rows from {tmp_path}: ")
+
+
+def test_plan_unavailable_in_full(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without contracts.plan_report (or without its plan_main), `contracts plan` says so and exits 2."""
+    import types
+
+    monkeypatch.setitem(sys.modules, "contracts.plan_report", types.ModuleType("contracts.plan_report"))
+    assert 2 == main(["plan"])
+    assert capsys.readouterr().err.startswith("contracts plan: not available in this version (")
+
+
+def test_arguments_default_to_sys_argv(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """main() without arguments reads sys.argv (the console script)."""
+    monkeypatch.setattr(sys, "argv", ["contracts", "--help"])
+    assert 0 == main()
+    assert USAGE == capsys.readouterr().out

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from contracts.engines import MissingExtraError, load_engine
-from contracts.engines.base import Engine
+from contracts.engines.base import CONTRACT_FAMILIES, SCALAR, TENSOR, Engine
 from tests.spec_rows import row
 
 
@@ -72,6 +72,9 @@ def test_micrograd_capabilities_and_known_failures() -> None:
     assert not {"scalar.exp", "scalar.log", "scalar.domain"} & engine.capabilities
     (example,) = row("S03.rule.accumulate")["examples"]
     assert tuple(example["twice"]) != engine.scalar_backward_twice(example["a"], example["b"])
+    # out = (ab)^2 + a at a = 2, b = 3: one backward gives (37, 24), the spec twice (74, 48); micrograd
+    # re-adds the intermediate gradient left from the first call
+    assert (146.0, 96.0) == engine.scalar_backward_twice(2.0, 3.0)
     with pytest.raises(RecursionError, match=r"micrograd's recursive topological sort .* depth 5000"):
         engine.scalar_chain_grad(5000)
 
@@ -181,3 +184,173 @@ def test_torch_edges() -> None:
     )
     with pytest.raises(ValueError, match=r"torch engine: op must be one of .*, got 'tanh'"):
         engine.tensor_vjp("tanh", [np.zeros(1)], None)
+
+
+# op -> (inputs, constants, value, grads), worked by hand; every value is exact in float64
+SCALAR_CASES: dict[str, tuple[list[float], dict[str, float], float, tuple[float, ...]]] = {
+    "add": ([3.0, -4.0], {}, -1.0, (1.0, 1.0)),
+    "sub": ([3.0, -4.0], {}, 7.0, (1.0, -1.0)),
+    "mul": ([3.0, -4.0], {}, -12.0, (-4.0, 3.0)),
+    "div": ([3.0, -4.0], {}, -0.75, (-0.25, -0.1875)),
+    "neg": ([3.0], {}, -3.0, (-1.0,)),
+    "pow": ([3.0], {"k": 2.0}, 9.0, (6.0,)),
+    "relu": ([3.0], {}, 3.0, (1.0,)),
+    "exp": ([0.0], {}, 1.0, (1.0,)),
+    "log": ([1.0], {}, 0.0, (1.0,)),
+}
+MICROGRAD_CASES = {op: case for op, case in SCALAR_CASES.items() if op not in ("exp", "log")}
+
+
+@pytest.mark.parametrize(("engine_name", "module"), [("micrograd", "micrograd"), ("torch", "torch")])
+def test_scalar_ops_by_hand(engine_name: str, module: str) -> None:
+    """Every scalar op the adapter maps gives the hand-worked value and gradients."""
+    engine = load_engine_or_skip(engine_name, module)
+    cases = MICROGRAD_CASES if engine_name == "micrograd" else SCALAR_CASES
+    results = {
+        op: engine.scalar_vjp(op, inputs, constants) for op, (inputs, constants, _, _) in cases.items()
+    }
+    assert {op: (value, grads) for op, (_, _, value, grads) in cases.items()} == results
+    assert (0.0, (0.0,)) == engine.scalar_vjp("relu", [-2.0])
+
+
+# op -> (inputs, upstream, value, grads), worked by hand
+TENSOR_CASES: dict[str, tuple[list[list[float]], list[float], list[float], list[list[float]]]] = {
+    "add": ([[1.0, 2.0], [3.0, 5.0]], [1.0, 10.0], [4.0, 7.0], [[1.0, 10.0], [1.0, 10.0]]),
+    "multiply": ([[1.0, 2.0], [3.0, 5.0]], [1.0, 10.0], [3.0, 10.0], [[3.0, 50.0], [1.0, 20.0]]),
+    "maximum": ([[1.0, 5.0], [3.0, 2.0]], [1.0, 10.0], [3.0, 5.0], [[0.0, 10.0], [1.0, 0.0]]),
+    "exp": ([[0.0]], [2.0], [1.0], [[2.0]]),
+    "log": ([[1.0]], [2.0], [0.0], [[2.0]]),
+    "relu": ([[-1.0, 2.0]], [1.0, 10.0], [0.0, 2.0], [[0.0, 10.0]]),
+}
+
+
+def test_torch_tensor_ops_by_hand() -> None:
+    """Every tensor op the torch adapter maps gives the hand-worked value and vector-Jacobian products."""
+    engine = load_engine_or_skip("torch", "torch")
+    results = {}
+    for op, (inputs, upstream, _, _) in TENSOR_CASES.items():
+        value, grads = engine.tensor_vjp(op, [np.array(x) for x in inputs], np.array(upstream))
+        results[op] = (value.tolist(), [grad.tolist() for grad in grads])
+    assert {op: (value, grads) for op, (_, _, value, grads) in TENSOR_CASES.items()} == results
+    value, (grad_a, grad_b) = engine.tensor_vjp("multiply", [np.array([2]), np.array([3])], np.array([5]))
+    assert ([6.0], [15.0], [10.0], "float64") == (
+        value.tolist(),
+        grad_a.tolist(),
+        grad_b.tolist(),
+        str(value.dtype),
+    )
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "torch engine: op must be one of ['add', 'div', 'exp', 'log', 'mul', 'neg', 'pow', 'relu', "
+            "'sub'], got 'tanh'"
+        ),
+    ):
+        engine.scalar_vjp("tanh", [1.0])
+
+
+def test_capability_names() -> None:
+    """The capability names adapters declare (the protocol), and what the reference provides: all."""
+    scalar = {f"scalar.{op}" for op in ("add", "sub", "mul", "div", "neg", "pow", "relu", "exp", "log")}
+    tensor = {f"tensor.{op}" for op in ("add", "multiply", "maximum", "exp", "log", "matmul", "relu")}
+    assert scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.domain"} == SCALAR
+    assert tensor | {"tensor.shape-errors"} == TENSOR
+    assert {"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"} == CONTRACT_FAMILIES
+    assert SCALAR | TENSOR | CONTRACT_FAMILIES == load_engine("reference").capabilities
+
+
+@pytest.mark.parametrize(
+    ("name", "hidden", "package"),
+    [("torch", "torch", "torch"), ("micrograd", "micrograd.engine", "micrograd")],
+)
+def test_missing_extra_message_in_full(
+    monkeypatch: pytest.MonkeyPatch, name: str, hidden: str, package: str
+) -> None:
+    """The error names the engine, the missing package and both install commands."""
+    monkeypatch.setitem(sys.modules, hidden, None)
+    message = (
+        f"the {name} engine needs the {package!r} package, which is not installed; install the extra with: "
+        f"pip install -e '.[{name}]'  (or: pip install 'contracts[{name}]')"
+    )
+    with pytest.raises(MissingExtraError, match=f"^{re.escape(message)}$") as raised:
+        load_engine(name)
+    assert (name, name) == (raised.value.engine, raised.value.extra)
+
+
+def test_micrograd_chain_builds_with_the_collector_off(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The chain is built with the garbage collector off, and it is switched back on after."""
+    import gc
+
+    engine = load_engine_or_skip("micrograd", "micrograd")
+    calls: list[str] = []
+    monkeypatch.setattr(gc, "isenabled", lambda: True)
+    monkeypatch.setattr(gc, "disable", lambda: calls.append("disable"))
+    monkeypatch.setattr(gc, "enable", lambda: calls.append("enable"))
+    assert 1.0 == engine.scalar_chain_grad(3)
+    assert ["disable", "enable"] == calls
+
+
+def test_micrograd_recursion_message() -> None:
+    """micrograd's RecursionError is raised again once, naming the limit and the depth."""
+    engine = load_engine_or_skip("micrograd", "micrograd")
+    message = (
+        "micrograd's recursive topological sort exceeded Python's recursion limit "
+        f"({sys.getrecursionlimit()}) on a chain of depth 5000"
+    )
+    with pytest.raises(RecursionError, match=f"^{re.escape(message)}$"):
+        engine.scalar_chain_grad(5000)
+
+
+REFERENCE_ONLY = "a reference-only family: its tests exercise this project's own types, not the engine"
+
+
+def test_micrograd_declares_what_it_lacks_and_why() -> None:
+    """micrograd's capabilities, and the reason each missing one gives in the report."""
+    engine = load_engine_or_skip("micrograd", "micrograd")
+    scalar = {f"scalar.{op}" for op in ("add", "sub", "mul", "div", "neg", "pow", "relu")}
+    assert scalar | {"scalar.deep-graph", "scalar.accumulate"} == engine.capabilities
+    lacks = {capability: engine.lacks(capability) for capability in SCALAR | TENSOR | CONTRACT_FAMILIES}
+    expected: dict[str, str | None] = dict.fromkeys(engine.capabilities)
+    expected |= {
+        "scalar.exp": "micrograd does not provide scalar.exp (micrograd 0.1.0's Value has no exp)",
+        "scalar.log": "micrograd does not provide scalar.log (micrograd 0.1.0's Value has no log)",
+        "scalar.domain": "micrograd does not provide scalar.domain (micrograd has no domain checks: 1/0 "
+        "raises Python's own ZeroDivisionError from float division and (-8) ** 0.5 gives a complex number)",
+    }
+    expected |= {c: f"micrograd does not provide {c} (micrograd is a scalar engine)" for c in TENSOR}
+    expected |= {c: f"micrograd does not provide {c} ({REFERENCE_ONLY})" for c in CONTRACT_FAMILIES}
+    assert expected == lacks
+
+
+def test_torch_declares_what_it_lacks_and_why() -> None:
+    """torch's capabilities, and the reason each missing one gives in the report."""
+    engine = load_engine_or_skip("torch", "torch")
+    assert (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors"}) == engine.capabilities
+    lacks = {capability: engine.lacks(capability) for capability in SCALAR | TENSOR | CONTRACT_FAMILIES}
+    expected: dict[str, str | None] = dict.fromkeys(engine.capabilities)
+    expected |= {
+        "scalar.domain": "torch does not provide scalar.domain (torch computes log(x <= 0) = nan or -inf, "
+        "exp(710) = inf and 1/0 = inf instead of refusing the operation)",
+        "tensor.shape-errors": "torch does not provide tensor.shape-errors (torch raises its own "
+        "RuntimeError (its own message) from inside the op, not ShapeError before a node exists)",
+    }
+    expected |= {c: f"torch does not provide {c} ({REFERENCE_ONLY})" for c in CONTRACT_FAMILIES}
+    assert expected == lacks
+
+
+def test_engine_selection(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--impl wins over CONTRACTS_IMPL, which wins over the reference; a module path without a class
+    loads its `Engine`; the class is everything after the first colon."""
+    from contracts.engines import selected_name
+
+    monkeypatch.delenv("CONTRACTS_IMPL", raising=False)
+    assert "reference" == selected_name()
+    monkeypatch.setenv("CONTRACTS_IMPL", "torch")
+    assert ("torch", "micrograd") == (selected_name(None), selected_name("micrograd"))
+    assert "abstract" == load_engine("contracts.engines.base").name
+    with pytest.raises(AttributeError):
+        load_engine("contracts.engines.base:Engine:x")
+    with pytest.raises(
+        TypeError, match=r"^json:JSONDecoder must produce a contracts\.engines\.base\.Engine, got "
+    ):
+        load_engine("json:JSONDecoder")

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import re
+import sys
 from pathlib import Path
 from typing import Any, Literal
 
@@ -111,6 +113,7 @@ def test_sub_exceptions_of_an_exception_group() -> None:
         ("teardown", "failed", None, "error"),
         ("call", "skipped", "not applicable: torch does not provide x", "not applicable"),
         ("call", "skipped", "needs a GPU", "skipped"),
+        ("call", "skipped", None, "skipped"),
         ("call", "passed", None, "passed"),
     ],
 )
@@ -158,6 +161,11 @@ def test_recorder_accumulates_phases_and_writes_results(tmp_path: Path) -> None:
         test["examples"],
     )
     assert pytest.approx(0.75) == test["duration"]
+    assert (None, "@reproduce_failure('6.1', b'AX==')", 1) == (
+        test["reason"],
+        test["reproduce"],
+        json.loads(out.read_text(encoding="utf-8"))["exitstatus"],
+    )
     assert test["falsifying"].startswith("Failing test case: test_y(")
     assert "assert 1.0 == 0.5" == test["message"]
 
@@ -178,9 +186,44 @@ def test_progress_line_when_a_file_finishes(capsys: pytest.CaptureFixture[str]) 
     recorder.expect([NODE, "tests/golden/test_z.py::t"])
     for when in ("setup", "call", "teardown"):
         recorder.pytest_runtest_logreport(report(when, "passed", examples=1))
-    err = capsys.readouterr().err
-    assert "[   1/2] tests/properties/test_x.py: 1 passed, 0 failed, 0 n/a" in err
-    assert "test_z" not in err
+    first = capsys.readouterr().err
+    recorder.finish("tests/golden/test_z.py::t")
+    second = capsys.readouterr().err
+    patterns = [
+        r"verify +\d+\.\ds \[   1/2\] tests/properties/test_x\.py: 1 passed, 0 failed, 0 n/a\n",
+        r"verify +\d+\.\ds \[   2/2\] tests/golden/test_z\.py: 0 passed, 0 failed, 0 n/a\n",
+    ]
+    assert [True, True] == [
+        re.fullmatch(p, t) is not None for p, t in zip(patterns, (first, second), strict=True)
+    ]
+    quiet = Recorder(None, progress=False)
+    quiet.expect([NODE])
+    quiet.finish(NODE)
+    assert "" == capsys.readouterr().err
+
+
+def test_file_of_a_node_id() -> None:
+    """A node id's file is everything before the first '::'."""
+    from contracts.verify.plugin import file_of
+
+    assert ("a/b.py", "a/b.py") == (file_of("a/b.py::C::t[x::y]"), file_of("a/b.py"))
+
+
+def test_configure_registers_the_recorder() -> None:
+    """In the main process the recorder is registered under its name, with the options' values."""
+    from types import SimpleNamespace
+
+    from contracts.verify.plugin import pytest_configure
+
+    registered: list[tuple[object, str]] = []
+    values = {"--contracts-verify-out": None, "--contracts-progress": True}
+    config = SimpleNamespace(
+        getoption=values.get, pluginmanager=SimpleNamespace(register=lambda p, n: registered.append((p, n)))
+    )
+    pytest_configure(config)  # type: ignore[arg-type]
+    ((recorder, name),) = registered
+    assert isinstance(recorder, Recorder)
+    assert ("contracts-verify-recorder", None, True) == (name, recorder.out, recorder.progress)
 
 
 SAMPLE = """
@@ -196,6 +239,7 @@ def test_kept(x):
 
 
 @pytest.mark.spec("A.rule.kept", "B.rule.other")
+@pytest.mark.filterwarnings("ignore::DeprecationWarning")
 def test_plain():
     pass
 
@@ -219,7 +263,12 @@ def run_inner(tmp_path: Path, *arguments: str) -> dict[str, Any]:
     out = tmp_path / "out.json"
     command = [str(tmp_path), "-p", "contracts.verify.plugin", "--contracts-verify-out", str(out)]
     options = ["-q", "-p", "no:cacheprovider", "--import-mode=importlib", "--continue-on-collection-errors"]
-    code = pytest.main([*command, *options, *arguments])
+    try:
+        code = pytest.main([*command, *options, *arguments])
+    finally:  # a later run in this process (mutmut runs the tests twice) must import them afresh
+        for name, module in list(sys.modules.items()):
+            if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path)):
+                del sys.modules[name]
     assert code in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED)
     results: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     return results
@@ -228,7 +277,7 @@ def run_inner(tmp_path: Path, *arguments: str) -> dict[str, Any]:
 def test_plugin_in_a_real_session(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """In a pytest run the plugin keeps tests naming chosen rows, counts examples, records skips and
     collection errors, and prints progress."""
-    results = run_inner(tmp_path, "--contracts-rows", "A.", "--contracts-progress")
+    results = run_inner(tmp_path, "--contracts-rows", "A.", "--contracts-rows", "Z.", "--contracts-progress")
     tests = {test["nodeid"].split("::")[1]: test for test in results["tests"]}
     assert {"test_kept", "test_plain", "test_not_applicable"} == set(tests)
     assert (7, 1, None) == tuple(
@@ -307,3 +356,199 @@ def test_falsifying_block_at_the_end_of_the_text() -> None:
     assert "Falsifying example: t(\n    x=1,\n)" == falsifying_example(
         "E   Falsifying example: t(\nE       x=1,\nE   )"
     )
+
+
+def test_plugin_options_and_their_help() -> None:
+    """The plugin's command-line options, their defaults and help, in their own group."""
+    from contracts.verify.plugin import pytest_addoption
+
+    parser = pytest.Parser(_ispytest=True)
+    pytest_addoption(parser)
+    keys = ("dest", "default", "nargs", "const", "help")
+    assert [
+        ("contracts_verify_out", None, None, None, "write per-test results (JSON) here"),
+        ("contracts_rows", [], None, None, "run only tests naming a spec id with this prefix (repeatable)"),
+        ("contracts_progress", False, 0, True, "print a line per finished file"),
+    ] == [
+        tuple(option.attrs()[key] for key in keys) for option in parser.getgroup("contracts-verify").options
+    ]
+
+
+@pytest.mark.parametrize(
+    ("current", "new", "expected"),
+    [
+        ("passed", "not applicable", "not applicable"),
+        ("not applicable", "skipped", "skipped"),
+        ("skipped", "failed", "failed"),
+        ("failed", "error", "error"),
+        ("error", "failed", "error"),
+        ("skipped", "not applicable", "skipped"),
+    ],
+)
+def test_outcome_order(current: str, new: str, expected: str) -> None:
+    """passed < not applicable < skipped < failed < error."""
+    assert expected == worse(current, new)
+
+
+def test_every_counted_phase() -> None:
+    """explicit, reuse, generate and target count; shrink and explain do not."""
+    text = "".join(
+        f"  - during {phase} phase (0.01 seconds):\n    - {n} passing, 1 failing, and 9 invalid test cases\n"
+        for phase, n in (
+            ("explicit", 1),
+            ("reuse", 2),
+            ("generate", 3),
+            ("target", 4),
+            ("shrink", 50),
+            ("explain", 60),
+        )
+    )
+    assert 14 == count_examples(text + "  - during generate phase (0.01 seconds):\n    - no counts here\n")
+
+
+@pytest.mark.parametrize(
+    ("marker", "end"),
+    [
+        ("Falsifying example", "Explanation:"),
+        ("Falsifying explicit example", "You can reproduce this test case"),
+        ("Failing test case", "Unreproducible test case"),
+        ("Falsifying example", "Captured stdout call"),
+        ("Falsifying example", ""),
+        ("Falsifying example", "E"),
+    ],
+)
+def test_falsifying_block_markers(marker: str, end: str) -> None:
+    """Each of hypothesis's wordings starts the block; the last block wins; an explanation, a repro
+    hint, captured output or a blank line ends it."""
+    text = f"E   {marker}: t(x=0)\nE   ok\nE   {marker}: t(\nE       x=1,\nE   )\n{end}\nE   after\n"
+    assert f"{marker}: t(\n    x=1,\n)" == falsifying_example(text)
+
+
+def test_last_reproduce_decorator() -> None:
+    """With several @reproduce_failure lines (an exception group), the last is kept."""
+    text = "@reproduce_failure('6.1', b'AA==')\n@reproduce_failure('6.1', b'BB==')"
+    assert "@reproduce_failure('6.1', b'BB==')" == reproduce_decorator(text)
+    assert reproduce_decorator("no decorator") is None
+
+
+def test_crash_message_sources() -> None:
+    """The crash entry wins; else the first 'E   ' line; else the last non-blank line; the falsifying
+    block is cut wherever it starts; an exception group's sub-exceptions follow."""
+
+    class Crash:
+        message = "assert from == crash\n  where x = 1  \n  Falsifying example: t(\n  x=1\n)"
+
+    class Repr:
+        reprcrash = Crash()
+
+    group = "E   ExceptionGroup: 2\n  | ValueError: a\n  |   File x\n  | KeyError: 'b'\n"
+    assert (
+        "assert from == crash\n  where x = 1",
+        "first",
+        "last line",
+        "",
+        "ExceptionGroup: 2\nsub-exceptions: ValueError: a; KeyError: 'b'",
+    ) == (
+        crash_message(Repr(), "E   assert other"),
+        crash_message(None, "head\nE   first  \nE   second"),
+        crash_message(None, "head\nmiddle\n  last line  \n\n"),
+        crash_message(None, ""),
+        crash_message(None, group),
+    )
+
+
+def test_skip_reason_from_text() -> None:
+    """A skip stored as text (not pytest's 3-tuple) is read whole, without 'Skipped: ' and spaces."""
+    assert ("x", "('a', 'b')") == (skip_reason("Skipped: x  "), skip_reason(("a", "b")))
+
+
+def test_note_examples() -> None:
+    """hypothesis's count from its statistics; 1 for a plain test; None for a hypothesis test that
+    left no statistics (it never ran its examples)."""
+    from types import SimpleNamespace
+
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    from contracts.verify.plugin import note_examples
+
+    @given(st.integers())
+    def property_test(x: int) -> None:
+        pass
+
+    items = [
+        SimpleNamespace(hypothesis_statistics=STATISTICS, obj=property_test, user_properties=[]),
+        SimpleNamespace(obj=lambda: None, user_properties=[]),
+        SimpleNamespace(obj=property_test, user_properties=[]),
+        SimpleNamespace(user_properties=[]),
+    ]
+    for item in items:
+        note_examples(item)  # type: ignore[arg-type]
+    assert [
+        [(EXAMPLES_PROPERTY, 50)],
+        [(EXAMPLES_PROPERTY, 1)],
+        [(EXAMPLES_PROPERTY, None)],
+        [(EXAMPLES_PROPERTY, 1)],
+    ] == [item.user_properties for item in items]
+
+
+def test_recorder_details(capsys: pytest.CaptureFixture[str]) -> None:
+    """Messages and collection errors are cut to MESSAGE_LIMIT characters (a collection error keeps
+    its end); a skipped test has no example count; progress lines carry the elapsed time and count
+    outcomes other than passed, failed and n/a."""
+    from types import SimpleNamespace
+
+    from contracts.verify.plugin import MESSAGE_LIMIT
+
+    recorder = Recorder(None, progress=True)
+    recorder.expect([NODE])
+    long_text = "E   " + "a" * 1000 + "x" * 2000
+    broken = SimpleNamespace(failed=True, longreprtext=long_text, nodeid="t.py")
+    recorder.pytest_collectreport(broken)  # type: ignore[arg-type]
+    recorder.pytest_runtest_logreport(report("setup", "passed"))
+    recorder.pytest_runtest_logreport(report("call", "skipped", ("f", 1, "Skipped: needs a GPU")))
+    recorder.pytest_runtest_logreport(report("teardown", "passed", examples=5))
+    (record,) = recorder.records.values()
+    assert (2000, "x" * 2000, "skipped", None, "needs a GPU") == (
+        MESSAGE_LIMIT,
+        recorder.collection_errors[0]["message"],
+        record.outcome,
+        record.examples,
+        record.reason,
+    )
+    failing = Recorder(None, progress=False)
+    failing.pytest_runtest_logreport(report("call", "failed", long_text))
+    assert "a" * 1000 + "x" * 1000 == failing.records[NODE].message
+    lines = capsys.readouterr().err.splitlines()
+    patterns = [
+        r"verify +\d+\.\ds collection error in t.py",
+        r"verify +\d+\.\ds \[   1/1\] tests/properties/test_x.py: 0 passed, 0 failed, 0 n/a, 1 other",
+    ]
+    assert [True, True] == [
+        re.fullmatch(p, line) is not None for p, line in zip(patterns, lines, strict=True)
+    ]
+    assert all(float(line.split()[1].rstrip("s")) < 60 for line in lines)
+
+
+def test_indented_falsifying_block() -> None:
+    """An indented block (inside an exception group's report) is found and ends at an indented
+    explanation; its indentation is kept."""
+    text = "    Falsifying example: t(\n      x=1,\n    )\n    Explanation:\n      more"
+    assert "    Falsifying example: t(\n      x=1,\n    )" == falsifying_example(text)
+
+
+def test_crash_entry_of_a_real_report() -> None:
+    """The recorder takes the message from the report's crash entry when pytest kept one."""
+
+    class Crash:
+        message = "assert crash == entry"
+
+    class Longrepr:
+        reprcrash = Crash()
+
+        def __str__(self) -> str:
+            return "E   assert text == line"
+
+    recorder = Recorder(None, progress=False)
+    recorder.pytest_runtest_logreport(report("call", "failed", Longrepr()))
+    assert "assert crash == entry" == recorder.records[NODE].message

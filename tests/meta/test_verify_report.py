@@ -38,7 +38,9 @@ ROWS = [
 
 
 def record(nodeid: str, ids: list[str], outcome: str = "passed", **extra: Any) -> Record:
-    return Record(nodeid, ids, outcome, duration=0.5, examples=extra.pop("examples", 10), **extra)
+    return Record(
+        nodeid, ids, outcome, duration=extra.pop("duration", 0.5), examples=extra.pop("examples", 10), **extra
+    )
 
 
 RECORDS = [
@@ -173,6 +175,7 @@ def test_summary_counts_by_status_and_stage() -> None:
 def test_exit_code(records: list[Record], overrides: dict[str, Any], expected: int) -> None:
     """0 only when every applicable row passed and nothing else went wrong."""
     clean = [r for r in records if r.spec_ids != ["A.rule.na", "Z.unknown"]]
+    overrides = dict(overrides)  # the parameter is shared by every run of the test in this process
     if overrides.pop("rows", "keep") is None:  # rows without A.fail.bad
         overrides["rows"] = aggregate([r for r in ROWS if r["id"] != "A.fail.bad"], clean, "fake", "ci")
     assert expected == make_report(clean, **overrides).exit_code()
@@ -339,3 +342,491 @@ def test_specs_listing_of_every_kind() -> None:
     assert "enforced by S05." in text
     assert "backward uses an iterative topological order" in text
     assert text.endswith("4 rows\n")
+
+
+def troubled_report() -> Report:
+    """A run with every kind of trouble: failures (one with a falsifying example), n/a, unbound, a
+    failing test naming no row, an unknown id, a collection error and a pytest crash."""
+    loose = record(PROPERTY.format("loose"), [], "error", message=None, examples=None)
+    plain = record(
+        GOLDEN.format("bad2"), ["A.fail.bad"], "failed", message="assert 3 == 4\n  where 3 = f()", examples=1
+    )
+    return make_report(
+        [*RECORDS, loose, plain],
+        workers=-1,
+        selection={"rows": ["A"], "keyword": "not slow"},
+        collection_errors=[{"nodeid": "tests/properties/test_new.py", "message": "E   ImportError: nope"}],
+        pytest_exit_code=3,
+        engine={
+            "impl": "x",
+            "name": "x",
+            "target": "m:X",
+            "version": "1.0",
+            "capabilities": [],
+            "conventions": {"A.rule.na": "differs | here"},
+        },
+        duration=1.23456,
+    )
+
+
+TABLE = """\
+contracts verify: engine x 1.0 (m:X), hypothesis profile ci, xdist workers: auto
+suite {root} (repro commands run from there)
+selection: rows ['A'], keyword not slow
+conventions declared by x (reported as not applicable):
+  A.rule.na: differs | here
+
+ID           KIND      STATUS   PROPERTY  GOLDEN   EXAMPLES   TIME  TITLE
+A.grad.ok    gradient  passed   passed    passed         11  1.00s  passes
+A.fail.bad   failure   failed   failed    failed         12  1.50s  fails
+A.rule.na    rule      n/a      n/a       n/a             0  1.00s  not applicable
+B.rule.free  rule      unbound  unbound   unbound         0  0.00s  no test
+
+failures:
+  A.fail.bad (failure): fails
+    failed: tests/properties/test_x.py::test_bad
+      | assert 1 == 2
+      > x=0
+      repro: pytest tests/properties/test_x.py::test_bad --impl fake --hypothesis-profile=ci
+    failed: tests/golden/test_x.py::test_bad2
+      | assert 3 == 4
+      |   where 3 = f()
+      repro: pytest tests/golden/test_x.py::test_bad2 --impl fake --hypothesis-profile=ci
+
+not applicable or skipped, by reason:
+  engine does not provide x
+    A.rule.na
+
+tests naming no spec row that failed:
+  error: tests/properties/test_x.py::test_loose
+    repro: pytest tests/properties/test_x.py::test_loose --impl fake --hypothesis-profile=ci
+spec ids that tests name but no spec has:
+  Z.unknown: named by tests/golden/test_x.py::test_na
+collection error in tests/properties/test_new.py:
+  | E   ImportError: nope
+pytest exited with code 3 (keep its output with --pytest-log FILE)
+
+STAGE  ROWS  PASSED  FAILED  N/A  UNBOUND
+A         3       1       1    1        0
+B         1       0       0    0        1
+all       4       1       1    1        1
+
+mutation score: no result file (run mutmut, then `mutmut export-cicd-stats`)
+FAILED: 4 rows: 1 passed, 1 failed, 1 not applicable, 1 unbound in 1.2s
+"""
+
+MARKDOWN = """\
+# contracts verify
+
+contracts verify: engine x 1.0 (m:X), hypothesis profile ci, xdist workers: auto<br>
+suite {root} (repro commands run from there)<br>
+selection: rows ['A'], keyword not slow<br>
+conventions declared by x (reported as not applicable):<br>
+  A.rule.na: differs | here<br>
+
+## Rows
+
+| id | kind | status | property | golden | examples | time | title |
+| --- | --- | --- | --- | --- | --- | --- | --- |
+| `A.grad.ok` | gradient | passed | passed | passed | 11 | 1.00s | passes |
+| `A.fail.bad` | failure | failed | failed | failed | 12 | 1.50s | fails |
+| `A.rule.na` | rule | n/a | n/a | n/a | 0 | 1.00s | not applicable |
+| `B.rule.free` | rule | unbound | unbound | unbound | 0 | 0.00s | no test |
+
+## Failures
+
+### `A.fail.bad` (failure): fails
+
+- `tests/properties/test_x.py::test_bad` failed
+
+```text
+assert 1 == 2
+x=0
+```
+
+```sh
+pytest tests/properties/test_x.py::test_bad --impl fake --hypothesis-profile=ci
+```
+- `tests/golden/test_x.py::test_bad2` failed
+
+```text
+assert 3 == 4
+  where 3 = f()
+```
+
+```sh
+pytest tests/golden/test_x.py::test_bad2 --impl fake --hypothesis-profile=ci
+```
+
+## Not applicable or skipped
+
+- engine does not provide x: `A.rule.na`
+
+## Other problems
+
+```text
+tests naming no spec row that failed:
+    error: tests/properties/test_x.py::test_loose
+      repro: pytest tests/properties/test_x.py::test_loose --impl fake --hypothesis-profile=ci
+spec ids that tests name but no spec has:
+    Z.unknown: named by tests/golden/test_x.py::test_na
+collection error in tests/properties/test_new.py:
+    | E   ImportError: nope
+pytest exited with code 3 (keep its output with --pytest-log FILE)
+```
+
+## Summary
+
+| STAGE | ROWS | PASSED | FAILED | N/A | UNBOUND |
+| --- | --- | --- | --- | --- | --- |
+| A | 3 | 1 | 1 | 1 | 0 |
+| B | 1 | 0 | 0 | 0 | 1 |
+| all | 4 | 1 | 1 | 1 | 1 |
+
+mutation score: no result file (run mutmut, then `mutmut export-cicd-stats`)
+
+**FAILED: 4 rows: 1 passed, 1 failed, 1 not applicable, 1 unbound in 1.2s**
+"""
+
+
+def test_table_of_a_troubled_run_in_full() -> None:
+    """The terminal table, whole: header, rows, failures, reasons, other problems, summary, verdict."""
+    assert TABLE.replace("{root}", str(ROOT)) == format_table(troubled_report())
+
+
+def test_markdown_of_a_troubled_run_in_full() -> None:
+    """The markdown report, whole (header lines end in two spaces: markdown line breaks)."""
+    assert MARKDOWN.replace("<br>", "  ").replace("{root}", str(ROOT)) == format_markdown(troubled_report())
+
+
+def test_json_document_in_full(tmp_path: Path) -> None:
+    """The JSON report of one failed row, whole: every key of the report, the row and its test."""
+    bad = record(
+        GOLDEN.format("bad"),
+        ["A.fail.bad"],
+        "failed",
+        duration=0.1234567,
+        message="boom",
+        falsifying="x=1",
+        reproduce="@reproduce_failure('6', b'A')",
+    )
+    stats = tmp_path / "stats.json"
+    stats.write_text(json.dumps({"killed": 1, "total": 1}))
+    report = make_report(
+        [bad],
+        rows=aggregate(ROWS[1:2], [bad], "fake", "ci"),
+        duration=1.23456,
+        mutation=mutation_score(stats),
+    )
+    test = {
+        "nodeid": GOLDEN.format("bad"),
+        "suite": "golden",
+        "outcome": "failed",
+        "reason": None,
+        "examples": 10,
+        "duration": 0.123457,
+        "message": "boom",
+        "falsifying_example": "x=1",
+        "reproduce_failure": "@reproduce_failure('6', b'A')",
+        "repro": f"pytest {GOLDEN.format('bad')} --impl fake --hypothesis-profile=ci",
+    }
+    zero = dict.fromkeys(("passed", "failed", "not applicable", "skipped", "unbound", "deselected"), 0)
+    assert {
+        "format": "contracts-verify-report",
+        "version": 1,
+        "engine": report.engine,
+        "suite": str(ROOT),
+        "profile": "ci",
+        "workers": 0,
+        "selection": {"rows": [], "keyword": None},
+        "summary": {"rows": 1, "by_status": {**zero, "failed": 1}, "by_stage": {"A": {**zero, "failed": 1}}},
+        "exit_code": 1,
+        "problems": ["A.fail.bad: failed"],
+        "rows": [
+            {
+                "id": "A.fail.bad",
+                "title": "fails",
+                "kind": "failure",
+                "stage": "A",
+                "status": "failed",
+                "reasons": [],
+                "checks": {"properties": "unbound", "golden": "failed"},
+                "examples": 10,
+                "duration": 0.123457,
+                "tests": [test],
+            }
+        ],
+        "other_tests": [],
+        "unknown_ids": {},
+        "collection_errors": [],
+        "mutation": {
+            "path": str(stats),
+            "score": 1.0,
+            "killed": 1,
+            "survived": 0,
+            "total": 1,
+            "no_tests": 0,
+            "timeout": 0,
+            "skipped": 0,
+            "suspicious": 0,
+        },
+        "pytest_exit_code": 1,
+        "duration": 1.235,
+    } == json.loads(format_json(report))
+    assert format_json(report).startswith('{\n  "format": "contracts-verify-report",\n')
+
+
+@pytest.mark.parametrize(
+    ("stats", "score"),
+    [({}, None), ({"killed": 1, "total": 2}, 0.5), ({"timeout": 3, "total": 4, "skipped": 1}, 1.0)],
+)
+def test_mutation_score_defaults(tmp_path: Path, stats: dict[str, int], score: float | None) -> None:
+    """Missing counts read as 0; no counted mutant gives no score."""
+    path = tmp_path / "stats.json"
+    path.write_text(json.dumps(stats))
+    result = mutation_score(path)
+    assert result is not None
+    assert (score, stats.get("total", 0), stats.get("skipped", 0), stats.get("timeout", 0)) == (
+        result["score"],
+        result["total"],
+        result["skipped"],
+        result["timeout"],
+    )
+
+
+def test_row_details() -> None:
+    """Examples count 0 for tests without a count; a failed row lists no skip reasons even with n/a
+    tests; a skipped row lists each distinct reason once and ignores tests without one; statuses
+    are counted per stage."""
+    rows = [
+        {"id": "A.x", "title": "t", "kind": "rule", "stage": "A"},
+        {"id": "A.y", "title": "t", "kind": "rule", "stage": "A"},
+    ]
+    records = [
+        record(PROPERTY.format("x1"), ["A.x"], "failed", examples=None),
+        record(GOLDEN.format("x2"), ["A.x"], "not applicable", reason=NA, examples=None),
+        record(PROPERTY.format("y1"), ["A.y"], "skipped", reason="needs a GPU", examples=None),
+        record(PROPERTY.format("y2"), ["A.y"], "skipped", reason="needs a GPU"),
+        record(GOLDEN.format("y3"), ["A.y"], "not applicable", examples=None),
+        record(GOLDEN.format("y4"), ["A.y"], "not applicable", reason=NA, examples=3),
+    ]
+    x, y = aggregate(rows, records, "fake", "ci")
+    assert ([], 0, "skipped", ["needs a GPU", "engine does not provide x"], 13) == (
+        x.reasons,
+        x.example_count(),
+        y.status,
+        y.reasons,
+        y.example_count(),
+    )
+    assert [PROPERTY.format("x1")] == [test.record.nodeid for test in x.failures()]
+    error = aggregate(rows[:1], [record(PROPERTY.format("e"), ["A.x"], "error")], "fake", "ci")[0]
+    assert ["error"] == [test.record.outcome for test in error.failures()]
+    summary = summarize([x, x, y])
+    assert (3, 2, 1, {"A": 3}) == (
+        summary["rows"],
+        summary["by_status"]["failed"],
+        summary["by_stage"]["A"]["skipped"],
+        {stage: sum(counts.values()) for stage, counts in summary["by_stage"].items()},
+    )
+
+
+@pytest.mark.parametrize("code", [0, 5])
+def test_pytest_exit_codes_that_are_no_problem(code: int) -> None:
+    """pytest's 0 (all passed), 1 (some failed, reported per row) and 5 (none collected) are no
+    problem of their own; any other code is."""
+    clean = [RECORDS[0]]
+    report = make_report(
+        clean,
+        rows=aggregate(ROWS[:1], clean, "fake", "ci"),
+        other_tests=[],
+        unknown_ids={},
+        pytest_exit_code=code,
+    )
+    assert ([], 0) == (report.problems(), report.exit_code())
+    assert "pytest exited" not in format_table(report)
+    assert ["pytest exited with code 2"] == make_report(
+        clean,
+        rows=aggregate(ROWS[:1], clean, "fake", "ci"),
+        other_tests=[],
+        unknown_ids={},
+        pytest_exit_code=2,
+    ).problems()
+
+
+QUIET_TABLE = """\
+contracts verify: engine y (m:Y), hypothesis profile ci, xdist workers: none
+suite {root} (repro commands run from there)
+
+ID           KIND  STATUS      PROPERTY    GOLDEN      EXAMPLES   TIME  TITLE
+C.rule.long  rule  passed      passed      deselected         3  0.25s  {clipped}
+C.rule.skip  rule  skipped     deselected  skipped            0  0.50s  skipped
+D.rule.gone  rule  deselected  deselected  deselected         0  0.00s  deselected
+
+not applicable or skipped, by reason:
+  needs a GPU
+    C.rule.skip
+
+STAGE  ROWS  PASSED  FAILED  N/A  SKIPPED  UNBOUND  DESELECTED
+C         2       1       0    0        1        0           0
+D         1       0       0    0        0        0           1
+all       3       1       0    0        1        0           1
+
+mutation score: no result file (run mutmut, then `mutmut export-cicd-stats`)
+FAILED: 3 rows: 1 passed, 1 skipped, 1 deselected in 0.0s
+"""
+
+
+def test_table_with_skipped_and_deselected_rows() -> None:
+    """An engine without version or conventions, no selection, no workers: a long title is clipped;
+    the summary grows SKIPPED and DESELECTED columns only when some row has them; -n N is shown."""
+    rows = [
+        {
+            "id": "C.rule.long",
+            "title": "a title that is much longer than forty-eight characters",
+            "kind": "rule",
+        },
+        {"id": "C.rule.skip", "title": "skipped", "kind": "rule"},
+        {"id": "D.rule.gone", "title": "deselected", "kind": "rule"},
+    ]
+    rows = [{**row, "stage": row["id"][0]} for row in rows]
+    records = [
+        record(PROPERTY.format("long"), ["C.rule.long"], examples=3, duration=0.25),
+        record(GOLDEN.format("skip"), ["C.rule.skip"], "skipped", reason="needs a GPU", examples=None),
+    ]
+    engine: dict[str, Any] = {
+        "impl": "y",
+        "name": "y",
+        "target": "m:Y",
+        "version": None,
+        "capabilities": [],
+        "conventions": {},
+    }
+
+    def report(workers: int, rows: list[dict[str, str]]) -> Report:
+        results = aggregate(rows, records, "y", "ci", deselection=True)
+        return make_report(
+            records,
+            rows=results,
+            other_tests=[],
+            unknown_ids={},
+            workers=workers,
+            engine=engine,
+            pytest_exit_code=0,
+            duration=0.04,
+        )
+
+    clipped = "a title that is much longer than forty-eight ch…"  # 48 characters with the ellipsis
+    assert QUIET_TABLE.replace("{root}", str(ROOT)).replace("{clipped}", clipped) == format_table(
+        report(0, rows)
+    )
+    assert format_table(report(2, rows)).startswith(
+        "contracts verify: engine y (m:Y), hypothesis profile ci, xdist workers: 2\n"
+    )
+    empty = format_table(report(0, [])).splitlines()
+    assert ["all       0       0       0    0        0", "OK: 0 rows: none in 0.0s"] == [empty[-4], empty[-1]]
+
+
+SPEC_ROWS: list[dict[str, Any]] = [
+    {"id": "A.cost.f", "kind": "formula", "title": "t1", "expr": "M*N"},
+    {
+        "id": "A.grad.g",
+        "kind": "gradient",
+        "title": "t2",
+        "op": "mul",
+        "forward": "a * b",
+        "grads": {"a": "g * b", "b": "g * a"},
+    },
+    {
+        "id": "A.fail.x",
+        "kind": "failure",
+        "title": "refused | loudly",
+        "blocked_at": "V" * 60,
+        "exception": "E",
+    },
+    {
+        "id": "A.contract.c",
+        "kind": "contract",
+        "title": "t4",
+        "blocked_at": "plan",
+        "enforced_by": ["A.x", "A.y"],
+    },
+    {"id": "A.rule.s", "kind": "rule", "title": "t5", "statement": "x" * 80},
+    {"id": "A.rule.t", "kind": "rule", "title": "only a title"},
+]
+
+
+def test_specs_listing_in_full() -> None:
+    """`contracts specs` in its three formats: what each kind shows, clipping (formula at 70 or the
+    given width, blocked-at at 50), pipes escaped in markdown, and the row count."""
+    blocked = "V" * 49 + "…"
+    assert [
+        f"ID            KIND      FORMULA / STATEMENT{' ' * 53}BLOCKED AT{' ' * 42}EXCEPTION",
+        "A.cost.f      formula   M*N",
+        "A.grad.g      gradient  mul: a * b; da: g * b, db: g * a",
+        f"A.fail.x      failure   refused | loudly{' ' * 56}{blocked}  E",
+        f"A.contract.c  contract  enforced by A.x, A.y{' ' * 52}plan",
+        f"A.rule.s      rule      {'x' * 69}…",
+        "A.rule.t      rule      only a title",
+        "6 rows",
+    ] == format_specs(SPEC_ROWS, "table").splitlines()
+    assert "A.grad.g      gradient  mul: a * b; da: g *…" in format_specs(SPEC_ROWS, "table", width=20)
+    assert [
+        "| ID | KIND | FORMULA / STATEMENT | BLOCKED AT | EXCEPTION |",
+        "| --- | --- | --- | --- | --- |",
+        "| A.cost.f | formula | M*N |  |  |",
+        "| A.grad.g | gradient | mul: a * b; da: g * b, db: g * a |  |  |",
+        f"| A.fail.x | failure | refused \\| loudly | {'V' * 60} | E |",
+        "| A.contract.c | contract | enforced by A.x, A.y | plan |  |",
+        f"| A.rule.s | rule | {'x' * 80} |  |  |",
+        "| A.rule.t | rule | only a title |  |  |",
+    ] == format_specs(SPEC_ROWS, "markdown").splitlines()
+    listing = format_specs(SPEC_ROWS, "json")
+    assert listing.startswith(
+        '[\n  {\n    "id": "A.cost.f",\n    "kind": "formula",\n    "formula": "M*N",\n'
+    )
+    assert listing.endswith("\n]\n")
+    assert [
+        ["A.fail.x", "failure", "refused | loudly", "V" * 60, "E"],
+        ["A.rule.t", "rule", "only a title", "", ""],
+    ] == [list(item.values()) for item in json.loads(listing) if item["id"] in ("A.fail.x", "A.rule.t")]
+
+
+def test_markdown_cells_and_long_collection_errors() -> None:
+    """A markdown cell escapes pipes and folds newlines; a collection error shows its last 15 lines."""
+    from contracts.verify.formats import clip, md_cell
+
+    assert "a\\|b c" == md_cell("a|b\nc")
+    assert ("abc", "ab…") == (clip("abc", 3), clip("abcd", 3))
+    message = "\n".join(f"E   line {i}" for i in range(20))
+    report = make_report(RECORDS, collection_errors=[{"nodeid": "t.py", "message": message}])
+    report.unknown_ids = {"Z.unknown": ["t.py::a", "t.py::b"]}
+    table = format_table(report)
+    assert "  Z.unknown: named by t.py::a, t.py::b" in table.splitlines()
+    shown = [line for line in table.splitlines() if line.startswith("  | E   line ")]
+    assert [f"  | E   line {i}" for i in range(5, 20)] == shown
+
+
+def test_shared_reason_and_failure_without_message() -> None:
+    """Rows sharing a skip reason are listed together; a failure without a message still gets its
+    (empty) text block and its repro in markdown."""
+    rows = [{"id": f"A.rule.{n}", "title": n, "kind": "rule", "stage": "A"} for n in ("p", "q", "r")]
+    records = [
+        record(PROPERTY.format("p"), ["A.rule.p"], "not applicable", reason=NA),
+        record(PROPERTY.format("q"), ["A.rule.q"], "not applicable", reason=NA),
+        record(PROPERTY.format("r"), ["A.rule.r"], "failed", message=None),
+    ]
+    report = make_report(records, rows=aggregate(rows, records, "fake", "ci"), other_tests=[], unknown_ids={})
+    table = format_table(report).splitlines()
+    at = table.index("  engine does not provide x")
+    assert "    A.rule.p, A.rule.q" == table[at + 1]
+    markdown = format_markdown(report).splitlines()
+    assert "- engine does not provide x: `A.rule.p`, `A.rule.q`" in markdown
+    at = markdown.index("```text")
+    assert [
+        "```text",
+        "",
+        "```",
+        "",
+        "```sh",
+        f"pytest {PROPERTY.format('r')} --impl fake --hypothesis-profile=ci",
+    ] == (markdown[at : at + 6])

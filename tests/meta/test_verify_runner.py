@@ -4,28 +4,41 @@ rows, and the pytest command it builds."""
 from __future__ import annotations
 
 import importlib.util
+import json
+import os
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 import contracts
+from contracts.engines import load_engine
+from contracts.verify.records import Record
 from contracts.verify.runner import (
     VerifyError,
     VerifyOptions,
+    child_environment,
     find_suite,
     pytest_command,
     resolve_engine,
+    run_pytest,
     spec_rows,
     split_prefixes,
+    verify,
     worker_count,
 )
+from tests.spec_rows import row, rows
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_suite_from_option_environment_and_package() -> None:
+def test_suite_from_option_environment_and_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--suite wins, then CONTRACTS_SUITE, then the clone the package was installed from."""
+    monkeypatch.chdir(tmp_path)  # not a suite: the package's clone is found first
     assert (ROOT, ROOT, ROOT) == (
         find_suite(str(ROOT), {}),
         find_suite(None, {"CONTRACTS_SUITE": str(ROOT)}),
@@ -44,9 +57,12 @@ def test_no_suite_anywhere_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp
     """Without a suite beside the package or in the current directory, the error says what to pass."""
     monkeypatch.setattr(contracts, "__file__", str(tmp_path / "site" / "contracts" / "__init__.py"))
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(
-        VerifyError, match=r"cannot find the spec suite .* pass --suite PATH, or set CONTRACTS_SUITE"
-    ):
+    message = (
+        "cannot find the spec suite (a directory with tests/properties/, tests/golden/ and specs/); "
+        f"looked in {tmp_path}, {tmp_path}. Run from a clone of the repository, "
+        "or pass --suite PATH, or set CONTRACTS_SUITE"
+    )
+    with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
         find_suite(None, {})
 
 
@@ -87,13 +103,14 @@ def test_parallel_without_xdist_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
     """-n without pytest-xdist installed says how to install it."""
     real = importlib.util.find_spec
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "xdist" else real(name))
-    with pytest.raises(VerifyError, match=r"-n needs pytest-xdist.*pip install -e '\.\[test\]'"):
+    message = "-n needs pytest-xdist, which is not installed: pip install -e '.[test]'"
+    with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
         pytest_command(VerifyOptions(workers="2"), "reference", ROOT, Path("o.json"))
 
 
 def test_worker_count_and_prefixes() -> None:
     """Workers read as a number (auto is -1); row prefixes split on commas and drop blanks."""
-    assert (0, 3, -1) == (worker_count(None), worker_count("3"), worker_count("auto"))
+    assert (0, 3, -1) == (worker_count(None), worker_count(" 3 "), worker_count("auto"))
     assert ["S03", "T.grad"] == split_prefixes(["S03, T.grad", ""])
 
 
@@ -112,3 +129,280 @@ def test_dotted_paths_resolve_from_the_current_directory(
     monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", str(tmp_path))])
     monkeypatch.delitem(sys.modules, "userpkg_for_verify", raising=False)
     assert "mine" == resolve_engine("userpkg_for_verify:Mine").name
+    assert str(tmp_path) == sys.path[0]
+    resolve_engine("reference")
+    assert 1 == sys.path.count(str(tmp_path))  # added once
+
+
+def test_pytest_command_in_full() -> None:
+    """The whole child command, in order: suites, plugin, engine, profile, output options, selection."""
+    options = VerifyOptions(
+        profile="mutation", rows=["S03,T.grad", " "], keyword="not slow", workers="auto", pytest_args=["-x"]
+    )
+    assert [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests/properties",
+        "tests/golden",
+        "-p",
+        "contracts.verify.plugin",
+        "--contracts-verify-out",
+        "out.json",
+        "--impl",
+        "torch",
+        "--hypothesis-profile=mutation",
+        "-q",
+        "--tb=short",
+        "--continue-on-collection-errors",
+        "-p",
+        "no:cacheprovider",
+        "--contracts-progress",
+        "--contracts-rows",
+        "S03",
+        "--contracts-rows",
+        "T.grad",
+        "-k",
+        "not slow",
+        "-n",
+        "auto",
+        "-x",
+    ] == pytest_command(options, "torch", ROOT, Path("out.json"))
+
+
+@pytest.mark.parametrize("workers", [None, "", "0"])
+def test_no_workers_means_no_xdist(workers: str | None, tmp_path: Path) -> None:
+    """None, empty and 0 workers run without -n; a suite without tests/golden runs tests/properties only."""
+    (tmp_path / "tests" / "properties").mkdir(parents=True)
+    options = VerifyOptions(workers=workers, progress=False)
+    assert [
+        sys.executable,
+        "-m",
+        "pytest",
+        "tests/properties",
+        "-p",
+        "contracts.verify.plugin",
+        "--contracts-verify-out",
+        "o.json",
+        "--impl",
+        "r",
+        "--hypothesis-profile=ci",
+        "-q",
+        "--tb=short",
+        "--continue-on-collection-errors",
+        "-p",
+        "no:cacheprovider",
+    ] == pytest_command(options, "r", tmp_path, Path("o.json"))
+
+
+def test_suite_option_that_is_not_a_suite(tmp_path: Path) -> None:
+    """--suite (or CONTRACTS_SUITE) naming a directory without tests/properties and specs/ is refused."""
+    (tmp_path / "tests" / "properties").mkdir(parents=True)
+    message = f"^{tmp_path} is not a contracts spec suite \\(it needs tests/properties/ and specs/\\); "
+    with pytest.raises(VerifyError, match=message + r"check --suite or \$CONTRACTS_SUITE$"):
+        find_suite(None, {"CONTRACTS_SUITE": str(tmp_path)})
+    (tmp_path / "specs").mkdir()
+    assert tmp_path.resolve() == find_suite(str(tmp_path), {"CONTRACTS_SUITE": "/nonexistent"})
+
+
+Child = dict[str, Any]
+
+
+def fake_child(monkeypatch: pytest.MonkeyPatch, results: dict[str, Any] | None, code: int) -> list[Child]:
+    """subprocess.run replaced: the 'child pytest' prints 50 log lines and writes results (if any)."""
+    seen: list[Child] = []
+
+    def run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
+        seen.append({"command": command, **kwargs})
+        kwargs["stdout"].write("".join(f"line {i}\n" for i in range(49)).encode() + b"line \xff\n")
+        if results is not None:
+            out = Path(command[command.index("--contracts-verify-out") + 1])
+            out.write_text(json.dumps(results), encoding="utf-8")
+        return subprocess.CompletedProcess(command, code)
+
+    monkeypatch.setattr(subprocess, "run", run)
+    monkeypatch.delenv("CONTRACTS_SPECS", raising=False)
+    return seen
+
+
+def make_suite(tmp_path: Path) -> Path:
+    """A suite root: tests/properties (no golden), a copy of the specs, a mutmut result file."""
+    (tmp_path / "tests" / "properties").mkdir(parents=True)
+    shutil.copytree(ROOT / "specs", tmp_path / "specs")
+    (tmp_path / "mutants").mkdir()
+    stats = {"killed": 3, "survived": 1, "total": 4}
+    (tmp_path / "mutants" / "mutmut-cicd-stats.json").write_text(json.dumps(stats), encoding="utf-8")
+    return tmp_path
+
+
+ADD = "tests/properties/test_s.py::test_add"
+RESULTS: dict[str, Any] = {
+    "exitstatus": 1,
+    "tests": [
+        Record(ADD, ["S03.grad.add"], examples=7).to_json(),
+        Record("tests/golden/test_g.py::t", ["S03.grad.add", "Z.nope"], "failed", message="boom").to_json(),
+        Record("tests/properties/test_s.py::loose", [], "error").to_json(),
+    ],
+    "collection_errors": [{"nodeid": "tests/properties/test_bad.py", "message": "E   ImportError"}],
+}
+
+
+def test_verify_assembles_the_report_from_the_child_results(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """verify runs the child in the suite root, quietly, and builds the report from its results: the
+    chosen rows (deselected under -k when no test names them), loose tests, unknown ids, errors,
+    the engine, the workers and the suite's mutation score."""
+    root = make_suite(tmp_path)
+    seen = fake_child(monkeypatch, RESULTS, 1)
+    options = VerifyOptions(
+        impl="reference",
+        suite=str(root),
+        rows=["S03.grad.add,S03.grad.mul"],
+        keyword="k",
+        workers="3",
+        progress=False,
+    )
+    report = verify(options)
+    (child,) = seen
+    out = child["command"][child["command"].index("--contracts-verify-out") + 1]
+    log = Path(child["stdout"].name)
+    assert ("results.json", "pytest.log", True) == (
+        Path(out).name,
+        log.name,
+        log.parent == Path(out).parent and log.parent.name.startswith("contracts-verify-"),
+    )
+    assert not log.parent.exists()  # the scratch directory is gone
+    assert pytest_command(options, "reference", root, Path(out)) == child["command"]
+    assert (root, subprocess.STDOUT, False, str(root / "specs")) == (
+        child["cwd"],
+        child["stderr"],
+        child["check"],
+        child["env"]["CONTRACTS_SPECS"],
+    )
+    assert {
+        "impl": "reference",
+        "name": "reference",
+        "target": "contracts.engines.reference:ReferenceEngine",
+        "version": None,
+        "capabilities": sorted(load_engine("reference").capabilities),
+        "conventions": {},
+    } == report.engine
+    assert (str(root), "ci", 3, {"rows": ["S03.grad.add", "S03.grad.mul"], "keyword": "k"}) == (
+        report.suite,
+        report.profile,
+        report.workers,
+        report.selection,
+    )
+    add = row("S03.grad.add")
+    assert [
+        (
+            "S03.grad.add",
+            add["title"],
+            "gradient",
+            "03",
+            "failed",
+            {"properties": "passed", "golden": "failed"},
+        ),
+        (
+            "S03.grad.mul",
+            row("S03.grad.mul")["title"],
+            "gradient",
+            "03",
+            "deselected",
+            {"properties": "deselected", "golden": "deselected"},
+        ),
+    ] == [(r.id, r.title, r.kind, r.stage, r.status, r.checks) for r in report.rows]
+    assert [
+        (
+            "tests/properties/test_s.py::loose",
+            "pytest tests/properties/test_s.py::loose --impl reference --hypothesis-profile=ci",
+        )
+    ] == [(t.record.nodeid, t.repro) for t in report.other_tests]
+    assert {"Z.nope": ["tests/golden/test_g.py::t"]} == report.unknown_ids
+    assert [None, "pytest tests/golden/test_g.py::t --impl reference --hypothesis-profile=ci"] == [
+        test.repro for test in report.rows[0].tests
+    ]
+    assert (RESULTS["collection_errors"], 1) == (report.collection_errors, report.pytest_exit_code)
+    assert 0 <= report.duration < 600
+    assert report.mutation is not None
+    assert (str(root / "mutants" / "mutmut-cicd-stats.json"), 0.75) == (
+        report.mutation["path"],
+        report.mutation["score"],
+    )
+
+
+def test_verify_without_keyword_leaves_untested_rows_unbound(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """Without -k a chosen row no test names is unbound; an explicit mutation file is read; the
+    results may lack collection errors."""
+    results = {"tests": RESULTS["tests"][:1]}
+    fake_child(monkeypatch, results, 0)
+    stats = tmp_path / "stats.json"
+    stats.write_text(json.dumps({"killed": 1, "total": 2}), encoding="utf-8")
+    options = VerifyOptions(suite=str(ROOT), progress=False, mutation_stats=str(stats))
+    report = verify(options)
+    assert [r.id for r in rows()] == [r.id for r in report.rows]  # no --rows: every row
+    assert {"S03.grad.add": "passed", "S03.grad.mul": "unbound"} == {
+        r.id: r.status for r in report.rows if r.id in ("S03.grad.add", "S03.grad.mul")
+    }
+    assert ([], [], 0, 0) == (
+        report.collection_errors,
+        report.other_tests,
+        report.workers,
+        len(report.unknown_ids),
+    )
+    assert report.mutation is not None
+    assert (str(stats), 0.5) == (report.mutation["path"], report.mutation["score"])
+
+
+def test_pytest_without_results_is_exit_3_with_the_log_tail(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """When the child writes no results, verify raises VerifyError (code 3) ending with the last 40
+    lines of pytest's output, kept in --pytest-log; with progress on, the child's stderr is ours."""
+    seen = fake_child(monkeypatch, None, 4)
+    log = tmp_path / "pytest.log"
+    tail = "\n".join([*(f"line {i}" for i in range(10, 49)), "line \ufffd"])  # undecodable bytes replaced
+    message = re.escape(f"pytest exited with code 4 before producing results; its output ends with:\n{tail}")
+    with pytest.raises(VerifyError, match=f"^{message}$") as raised:
+        verify(VerifyOptions(suite=str(ROOT), rows=["S03.grad.add"], pytest_log=str(log)))
+    assert (3, None, 50) == (raised.value.code, seen[0]["stderr"], len(log.read_bytes().splitlines()))
+
+
+def test_usage_errors_have_code_2() -> None:
+    """A VerifyError is a usage error (exit 2) unless it says otherwise."""
+    assert (2, 3) == (VerifyError("x").code, VerifyError("x", 3).code)
+
+
+def test_child_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The child sees the current directory first on PYTHONPATH (blank entries dropped), the suite's
+    specs unless CONTRACTS_SPECS is set, and no PYTEST_ADDOPTS from the caller's shell."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["a", "", "b"]))
+    monkeypatch.setenv("PYTEST_ADDOPTS", "-x")
+    monkeypatch.delenv("CONTRACTS_SPECS", raising=False)
+    monkeypatch.chdir(tmp_path)
+    environ = child_environment(ROOT)
+    assert (os.pathsep.join([str(tmp_path), "a", "b"]), str(ROOT / "specs"), None) == (
+        environ["PYTHONPATH"],
+        environ["CONTRACTS_SPECS"],
+        environ.get("PYTEST_ADDOPTS"),
+    )
+    assert "-x" == os.environ["PYTEST_ADDOPTS"]
+    monkeypatch.setenv("CONTRACTS_SPECS", "elsewhere")
+    monkeypatch.delenv("PYTHONPATH")
+    assert (str(tmp_path), "elsewhere") == (
+        child_environment(ROOT)["PYTHONPATH"],
+        child_environment(ROOT)["CONTRACTS_SPECS"],
+    )
+
+
+def test_run_pytest_in_a_real_child(tmp_path: Path) -> None:
+    """run_pytest runs the command in the suite root, logs its stdout, returns its code and results."""
+    out = tmp_path / "out.json"
+    log = tmp_path / "log.txt"
+    script = "import json, os, sys; print(os.getcwd()); json.dump({'tests': []}, open(sys.argv[1], 'w')); "
+    script += "sys.exit(1)"
+    code, results = run_pytest([sys.executable, "-c", script, str(out)], ROOT, out, log, progress=False)
+    assert (1, {"tests": []}, str(ROOT)) == (code, results, log.read_text().strip())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +37,13 @@ RUNS: dict[str, list[str]] = {
     "pytest-error": ["--impl", "reference", "--rows", "S03.grad.add", "--", "--no-such-pytest-option"],
 }
 OPTIONAL = {"micrograd": "micrograd", "xdist": "xdist"}
+
+# The child pytest imports the installed package, never mutmut's mutants, so under mutmut (which sets
+# MUTANT_UNDER_TEST) these runs would cost seconds per mutant for little: test_verify_runner runs
+# verify() in-process and test_verify_plugin runs the plugin in a real in-process session.
+pytestmark = pytest.mark.skipif(
+    "MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant"
+)
 
 
 @dataclass

@@ -90,12 +90,12 @@ class MicrogradEngine(Engine):
         finally:
             if collecting:
                 gc.enable()
-        recursed = False
+        failure: RecursionError | None = None
         try:
             out.backward()
-        except RecursionError:
-            recursed = True
-        if recursed:
+        except RecursionError as error:
+            failure = error
+        if failure is not None:
             # Raised again from one place and outside the handler, so hypothesis sees one failure
             # (not one per frame where the limit happened to hit) and shrinks it to the smallest
             # failing depth. The failure itself is micrograd's.

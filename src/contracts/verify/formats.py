@@ -31,8 +31,8 @@ def row_cells(row: RowResult) -> tuple[str, ...]:
         row.id,
         row.kind,
         short(row.status),
-        short(row.checks.get("properties", "")),
-        short(row.checks.get("golden", "")),
+        short(row.checks["properties"]),
+        short(row.checks["golden"]),
         str(row.example_count()),
         seconds(row.duration()),
         row.title,
@@ -40,16 +40,12 @@ def row_cells(row: RowResult) -> tuple[str, ...]:
 
 
 def align(table: Sequence[Sequence[str]], right: frozenset[int] = frozenset()) -> list[str]:
-    """Columns padded to their widest cell (right-aligned where asked); the last column is not padded."""
+    """Columns padded to their widest cell (right-aligned where asked); no trailing spaces."""
     widths = [max(len(line[column]) for line in table) for column in range(len(table[0]))]
     lines = []
     for line in table:
         cells = [
-            cell.rjust(widths[column])
-            if column in right
-            else cell
-            if column == len(line) - 1
-            else cell.ljust(widths[column])
+            cell.rjust(widths[column]) if column in right else cell.ljust(widths[column])
             for column, cell in enumerate(line)
         ]
         lines.append("  ".join(cells).rstrip())
@@ -62,7 +58,7 @@ def workers(count: int) -> str:
 
 def header_lines(report: Report) -> list[str]:
     engine = report.engine
-    version = f" {engine['version']}" if engine.get("version") else ""
+    version = f" {engine['version']}" if engine["version"] else ""
     lines = [
         f"contracts verify: engine {engine['name']}{version} ({engine['target']}), "
         f"hypothesis profile {report.profile}, xdist workers: {workers(report.workers)}",
@@ -71,7 +67,7 @@ def header_lines(report: Report) -> list[str]:
     selection = {key: value for key, value in report.selection.items() if value}
     if selection:
         lines.append("selection: " + ", ".join(f"{key} {value}" for key, value in selection.items()))
-    conventions: Mapping[str, str] = engine.get("conventions", {})
+    conventions: Mapping[str, str] = engine["conventions"]
     if conventions:
         lines.append(f"conventions declared by {engine['name']} (reported as not applicable):")
         lines.extend(f"  {row_id}: {why}" for row_id, why in conventions.items())
@@ -149,7 +145,7 @@ def other_problem_lines(report: Report, indent: str) -> list[str]:
     for error in report.collection_errors:
         lines.append(f"collection error in {error['nodeid']}:")
         lines.extend(f"{indent}| {line}" for line in error["message"].splitlines()[-15:])
-    if report.pytest_exit_code not in (0, 1, 5):
+    if report.pytest_crashed():
         lines.append(
             f"pytest exited with code {report.pytest_exit_code} (keep its output with --pytest-log FILE)"
         )
@@ -187,9 +183,9 @@ def md_cell(text: str) -> str:
 
 
 def md_table(table: Sequence[Sequence[str]]) -> list[str]:
-    lines = ["| " + " | ".join(md_cell(cell) for cell in table[0]) + " |"]
-    lines.append("|" + "|".join(" --- " for _ in table[0]) + "|")
-    lines.extend("| " + " | ".join(md_cell(cell) for cell in line) + " |" for line in table[1:])
+    header, *body = table
+    lines = ["| " + " | ".join(md_cell(cell) for cell in header) + " |", "|" + " --- |" * len(header)]
+    lines.extend("| " + " | ".join(md_cell(cell) for cell in line) + " |" for line in body)
     return lines
 
 
@@ -210,7 +206,7 @@ def format_markdown(report: Report) -> str:
                 lines.append(test.record.message or "")
                 if test.record.falsifying:
                     lines.append(test.record.falsifying)
-                lines += ["```", "", "```sh", test.repro or "", "```"]
+                lines += ["```", "", "```sh", f"{test.repro}", "```"]  # a failure always has one
     grouped = reasons(report.rows)
     if grouped:
         lines += ["", "## Not applicable or skipped", ""]
@@ -251,12 +247,13 @@ def row_summary(row: Mapping[str, Any]) -> tuple[str, str, str]:
     return str(row.get("statement", row["title"])), "", ""
 
 
-def format_specs(rows: Iterable[Mapping[str, Any]], fmt: str = "table", width: int = 70) -> str:
-    """The rows with id, kind, formula (or statement), where blocked and exception."""
+def format_specs(rows: Iterable[Mapping[str, Any]], fmt: str, width: int = 70) -> str:
+    """The rows with id, kind, formula (or statement), where blocked and exception; fmt is json,
+    markdown or (anything else) table."""
     listed = [(str(row["id"]), str(row["kind"]), *row_summary(row)) for row in rows]
     if fmt == "json":
         keys = ("id", "kind", "formula", "blocked_at", "exception")
-        return json.dumps([dict(zip(keys, line, strict=True)) for line in listed], indent=2) + "\n"
+        return json.dumps([dict(zip(keys, line)) for line in listed], indent=2) + "\n"
     header = ("ID", "KIND", "FORMULA / STATEMENT", "BLOCKED AT", "EXCEPTION")
     if fmt == "markdown":
         return "\n".join(md_table([header, *listed])) + "\n"

@@ -43,7 +43,7 @@ MESSAGE_LIMIT = 2000
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("contracts-verify")
-    group.addoption("--contracts-verify-out", default=None, help="write per-test results (JSON) here")
+    group.addoption("--contracts-verify-out", help="write per-test results (JSON) here")
     group.addoption(
         "--contracts-rows",
         action="append",
@@ -91,6 +91,11 @@ def note_examples(item: pytest.Item) -> None:
     item.user_properties.append((EXAMPLES_PROPERTY, examples))
 
 
+def file_of(nodeid: str) -> str:
+    """The test file of a node id (tests/x.py::Class::test[param] -> tests/x.py)."""
+    return nodeid.partition("::")[0]
+
+
 class Recorder:
     """Accumulates Records from reports; lives where the reports arrive."""
 
@@ -101,7 +106,7 @@ class Recorder:
         self.collection_errors: list[dict[str, str]] = []
         self.expected: dict[str, int] = {}  # file -> number of tests, once known
         self.finished: dict[str, int] = {}
-        self.total = 0
+        self.total: int  # set by expect(), before any progress line can need it
         self.done = 0
         self.started = time.monotonic()
 
@@ -111,7 +116,7 @@ class Recorder:
         if self.expected:
             return  # every xdist worker collects the same tests
         for nodeid in nodeids:
-            path = nodeid.split("::", 1)[0]
+            path = file_of(nodeid)
             self.expected[path] = self.expected.get(path, 0) + 1
         self.total = len(nodeids)
 
@@ -140,10 +145,9 @@ class Recorder:
             record.spec_ids = spec_ids_of(report.user_properties)
         record.duration += float(report.duration)
         reason = skip_reason(report.longrepr) if report.skipped else None
-        outcome = phase_outcome(report.when or "call", report.outcome, reason)
-        if outcome != record.outcome and worse(record.outcome, outcome) == outcome:
-            record.outcome = outcome
-            record.reason = reason
+        outcome = phase_outcome(report.when, report.outcome, reason)
+        if worse(record.outcome, outcome) != record.outcome:
+            record.outcome, record.reason = outcome, reason
         examples = examples_of(report.user_properties)
         if examples is not None and record.outcome not in (NOT_APPLICABLE, SKIPPED):
             record.examples = examples
@@ -157,13 +161,13 @@ class Recorder:
 
     def finish(self, nodeid: str) -> None:
         self.done += 1
-        path = nodeid.split("::", 1)[0]
+        path = file_of(nodeid)
         self.finished[path] = self.finished.get(path, 0) + 1
         if self.progress and self.finished[path] == self.expected.get(path):
             self.say(f"[{self.done:>4}/{self.total}] {path}: {self.file_summary(path)}")
 
     def file_summary(self, path: str) -> str:
-        outcomes = [r.outcome for r in self.records.values() if r.nodeid.split("::", 1)[0] == path]
+        outcomes = [r.outcome for r in self.records.values() if file_of(r.nodeid) == path]
         counts = {name: outcomes.count(name) for name in (PASSED, FAILED, NOT_APPLICABLE)}
         other = len(outcomes) - sum(counts.values())
         text = f"{counts[PASSED]} passed, {counts[FAILED]} failed, {counts[NOT_APPLICABLE]} n/a"
@@ -171,7 +175,7 @@ class Recorder:
 
     def say(self, line: str) -> None:
         elapsed = time.monotonic() - self.started
-        print(f"verify {elapsed:6.1f}s {line}", file=sys.stderr, flush=True)
+        print(f"verify {elapsed:6.1f}s {line}", file=sys.stderr)  # stderr is line-buffered
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if self.out is None:
@@ -181,7 +185,7 @@ class Recorder:
             "tests": [record.to_json() for record in self.records.values()],
             "collection_errors": self.collection_errors,
         }
-        self.out.write_text(json.dumps(document, indent=1), encoding="utf-8")
+        self.out.write_text(json.dumps(document))  # ASCII: json escapes the rest
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -58,8 +58,8 @@ def skip_reason(longrepr: Any) -> str:
     return text.removeprefix("Skipped: ").strip()
 
 
-def skip_outcome(reason: str) -> str:
-    return NOT_APPLICABLE if reason.startswith(NOT_APPLICABLE_PREFIX) else SKIPPED
+def skip_outcome(reason: str | None) -> str:
+    return NOT_APPLICABLE if reason is not None and reason.startswith(NOT_APPLICABLE_PREFIX) else SKIPPED
 
 
 def phase_outcome(when: str, outcome: str, reason: str | None) -> str:
@@ -67,16 +67,16 @@ def phase_outcome(when: str, outcome: str, reason: str | None) -> str:
     if outcome == "failed":
         return FAILED if when == "call" else ERROR
     if outcome == "skipped":
-        return skip_outcome(reason or "")
+        return skip_outcome(reason)
     return PASSED
 
 
-# a later phase's outcome replaces an earlier one only if it is worse
-SEVERITY = {PASSED: 0, NOT_APPLICABLE: 1, SKIPPED: 2, FAILED: 3, ERROR: 4}
+# a later phase's outcome replaces an earlier one only if it is worse (later in this order)
+SEVERITY = (PASSED, NOT_APPLICABLE, SKIPPED, FAILED, ERROR)
 
 
 def worse(current: str, new: str) -> str:
-    return new if SEVERITY[new] > SEVERITY[current] else current
+    return max(current, new, key=SEVERITY.index)
 
 
 def spec_ids_of(user_properties: Iterable[Any]) -> list[str]:
@@ -94,24 +94,21 @@ def examples_of(user_properties: Iterable[Any]) -> int | None:
     return None
 
 
-def count_examples(statistics: str | None) -> int | None:
+def count_examples(statistics: str) -> int | None:
     """Test cases hypothesis ran (passing + failing) outside shrinking, from its statistics text.
 
-    None when there is no statistics text or it no longer reads as expected.
+    None when the text holds no phase statistics (or they no longer read as expected).
     """
-    if not statistics:
-        return None
-    total = 0
-    found = False
+    phases: dict[str, int] = {}
     for block in re.split(r"(?=during \w+ phase)", statistics):
         phase = PHASE.match(block)
         cases = CASES.search(block)
         if phase is None or cases is None:
             continue
-        found = True
-        if phase.group(1) in COUNTED_PHASES:
-            total += int(cases.group(1)) + int(cases.group(2))
-    return total if found else None
+        phases[phase.group(1)] = int(cases.group(1)) + int(cases.group(2))
+    if not phases:
+        return None
+    return sum(count for name, count in phases.items() if name in COUNTED_PHASES)
 
 
 def strip_error_prefix(line: str) -> str:

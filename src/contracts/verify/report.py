@@ -191,7 +191,7 @@ def mutation_score(path: Path) -> dict[str, Any] | None:
     """mutmut's export-cicd-stats file with score = (killed + timeout) / (total - skipped); None if absent."""
     if not path.is_file():
         return None
-    stats: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    stats: dict[str, Any] = json.loads(path.read_bytes())
     counted = int(stats.get("total", 0)) - int(stats.get("skipped", 0))
     caught = int(stats.get("killed", 0)) + int(stats.get("timeout", 0))
     score = caught / counted if counted > 0 else None
@@ -226,9 +226,13 @@ class Report:
         ]
         lines += [f"{spec_id}: named by a test but in no spec" for spec_id in self.unknown_ids]
         lines += [f"collection error: {error['nodeid']}" for error in self.collection_errors]
-        if self.pytest_exit_code not in (0, 1, 5):
+        if self.pytest_crashed():
             lines.append(f"pytest exited with code {self.pytest_exit_code}")
         return lines
+
+    def pytest_crashed(self) -> bool:
+        """pytest's own exit code says more than 'some tests failed' (1) or 'none collected' (5)."""
+        return self.pytest_exit_code not in (0, 1, 5)
 
     def exit_code(self) -> int:
         return 0 if not self.problems() else 1

@@ -162,7 +162,7 @@ def run_pytest(
 ) -> tuple[int, dict[str, Any] | None]:
     """pytest's exit code and the plugin's results (None if it wrote none). pytest's stdout goes
     to the log; its stderr (the plugin's progress lines, startup errors) to ours when progress is on."""
-    with log.open("w", encoding="utf-8") as stream:
+    with log.open("wb") as stream:
         completed = subprocess.run(
             list(command),
             cwd=root,
@@ -171,7 +171,7 @@ def run_pytest(
             stderr=None if progress else subprocess.STDOUT,
             check=False,
         )
-    results: dict[str, Any] | None = json.loads(out.read_text(encoding="utf-8")) if out.is_file() else None
+    results: dict[str, Any] | None = json.loads(out.read_bytes()) if out.is_file() else None
     return completed.returncode, results
 
 
@@ -182,7 +182,7 @@ def worker_count(value: str | None) -> int:
 
 
 def log_tail(log: Path) -> str:
-    lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = log.read_bytes().decode(errors="replace").splitlines()
     return "\n".join(lines[-LOG_TAIL:])
 
 
