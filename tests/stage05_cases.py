@@ -66,7 +66,12 @@ def weight_attempt(case: Case) -> Attempt:
 def forward_attempt(case: Case) -> Attempt:
     embedding = counted_embedding(case)
     parameters = [*embedding.token_weight.values(), *embedding.position_weight.values()]
-    return Attempt(lambda: embedding.forward(case["tokens"], case.get("budget")), parameters=parameters)
+    tokens = case["tokens"]
+    return Attempt(
+        lambda: embedding.forward(tokens, case.get("budget")),
+        parameters=parameters,
+        offending=tokens if not isinstance(tokens, list) else offending(case),
+    )
 
 
 def op_of(case: Case) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
@@ -152,3 +153,15 @@ def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> 
 def test_failure_rows_all_have_generators() -> None:
     """No Stage 03 failure row is left without a generator of its bad input."""
     assert {r.id for r in rows(stage="03", kind="failure")} == set(FAILURE_CASES)
+
+
+@pytest.mark.spec("S03.rule.accumulate")
+@given(x=st.floats(-5, 5))
+def test_every_path_adds_into_a_shared_leaf(engine: Engine, x: float) -> None:
+    """y = exp(x) + (-x) + 3x + relu(x): x gets every path's share, one-parent paths included."""
+    require(engine, "scalar.value-api", "S03.rule.accumulate")
+    leaf = Value(x)
+    out = leaf.exp() + (-leaf) + leaf * 3.0 + leaf.relu()
+    out.backward()
+    expected = math.exp(x) - 1.0 + 3.0 + (1.0 if x > 0 else 0.0)
+    assert expected == pytest.approx(leaf.grad, rel=1e-12, abs=1e-12)
