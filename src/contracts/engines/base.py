@@ -8,8 +8,8 @@ stay engine-neutral.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from typing import ClassVar
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,6 +17,19 @@ from numpy.typing import NDArray
 Array = NDArray[np.float64]
 
 SCALAR_OPS = ("add", "sub", "mul", "div", "neg", "pow", "relu", "exp", "log")
+# Each scalar op through Python's operators and the relu/exp/log methods that the reference Value,
+# torch tensors and micrograd's Value (relu only) all spell the same way.
+SCALAR_FORMS: dict[str, Callable[..., Any]] = {
+    "add": lambda a, b: a + b,
+    "sub": lambda a, b: a - b,
+    "mul": lambda a, b: a * b,
+    "div": lambda a, b: a / b,
+    "neg": lambda a: -a,
+    "pow": lambda a, k: a**k,
+    "relu": lambda a: a.relu(),
+    "exp": lambda a: a.exp(),
+    "log": lambda a: a.log(),
+}
 SCALAR = frozenset(f"scalar.{op}" for op in SCALAR_OPS) | {
     "scalar.deep-graph",  # backward through a 10^6-node chain
     "scalar.accumulate",  # leaf grads accumulate across backward calls, exactly

@@ -11,23 +11,13 @@ from __future__ import annotations
 
 import gc
 import sys
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from contracts.engines.base import CONTRACT_FAMILIES, TENSOR, Engine, MissingExtraError
+from contracts.engines.base import CONTRACT_FAMILIES, SCALAR_FORMS, TENSOR, Engine, MissingExtraError
 
 MICROGRAD_OPS = ("add", "sub", "mul", "div", "neg", "pow", "relu")
 REFERENCE_ONLY = "a reference-only family: its tests exercise this project's own types, not the engine"
-
-FORMS: dict[str, Callable[..., Any]] = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b,
-    "neg": lambda a: -a,
-    "pow": lambda a, k: a**k,
-    "relu": lambda a: a.relu(),
-}
 
 
 def import_value() -> Any:
@@ -70,10 +60,10 @@ class MicrogradEngine(Engine):
         inputs: Sequence[float],
         constants: Mapping[str, float] | None = None,
     ) -> tuple[float, tuple[float, ...]]:
-        if op not in FORMS:
-            raise ValueError(f"micrograd engine: op must be one of {sorted(FORMS)}, got {op!r}")
+        if op not in MICROGRAD_OPS:
+            raise ValueError(f"micrograd engine: op must be one of {sorted(MICROGRAD_OPS)}, got {op!r}")
         leaves = [self.value_type(float(x)) for x in inputs]
-        out = FORMS[op](*leaves, *(constants or {}).values())
+        out = SCALAR_FORMS[op](*leaves, *(constants or {}).values())
         out.backward()
         return float(out.data), tuple(float(leaf.grad) for leaf in leaves)
 

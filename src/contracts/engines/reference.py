@@ -2,23 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from contracts.engines.base import CONTRACT_FAMILIES, SCALAR, TENSOR, Engine
+from contracts.engines.base import CONTRACT_FAMILIES, SCALAR, SCALAR_FORMS, TENSOR, Engine
 from contracts.value import Value
-
-SCALAR_OPS: dict[str, Callable[..., Value]] = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b,
-    "neg": lambda a: -a,
-    "pow": lambda a, k: a**k,
-    "relu": lambda a: a.relu(),
-    "exp": lambda a: a.exp(),
-    "log": lambda a: a.log(),
-}
 
 
 class ReferenceEngine(Engine):
@@ -32,7 +20,7 @@ class ReferenceEngine(Engine):
         constants: Mapping[str, float] | None = None,
     ) -> tuple[float, tuple[float, ...]]:
         leaves = [Value(float(x)) for x in inputs]
-        out = SCALAR_OPS[op](*leaves, *(constants or {}).values())
+        out = SCALAR_FORMS[op](*leaves, *(constants or {}).values())
         out.backward()
         return out.data, tuple(leaf.grad for leaf in leaves)
 

@@ -15,6 +15,7 @@ import numpy as np
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
     SCALAR,
+    SCALAR_FORMS,
     SCALAR_OPS,
     TENSOR,
     Array,
@@ -24,17 +25,6 @@ from contracts.engines.base import (
 
 REFERENCE_ONLY = "a reference-only family: its tests exercise this project's own types, not the engine"
 
-SCALAR_FORMS: dict[str, Callable[..., Any]] = {
-    "add": lambda a, b: a + b,
-    "sub": lambda a, b: a - b,
-    "mul": lambda a, b: a * b,
-    "div": lambda a, b: a / b,
-    "neg": lambda a: -a,
-    "pow": lambda a, k: a**k,
-    "relu": lambda a: a.relu(),
-    "exp": lambda a: a.exp(),
-    "log": lambda a: a.log(),
-}
 TENSOR_FORMS: dict[str, Callable[..., Any]] = {
     "add": lambda a, b: a + b,
     "multiply": lambda a, b: a * b,
