@@ -14,10 +14,16 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from contracts.engines.base import CONTRACT_FAMILIES, SCALAR_FORMS, TENSOR, Engine, MissingExtraError
+from contracts.engines.base import (
+    CONTRACT_FAMILIES,
+    REFERENCE_ONLY,
+    SCALAR_FORMS,
+    TENSOR,
+    Engine,
+    MissingExtraError,
+)
 
 MICROGRAD_OPS = ("add", "sub", "mul", "div", "neg", "pow", "relu")
-REFERENCE_ONLY = "a reference-only family: its tests exercise this project's own types, not the engine"
 
 
 def import_value() -> Any:

@@ -14,6 +14,7 @@ import numpy as np
 
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
+    REFERENCE_ONLY,
     SCALAR,
     SCALAR_FORMS,
     SCALAR_OPS,
@@ -22,8 +23,6 @@ from contracts.engines.base import (
     Engine,
     MissingExtraError,
 )
-
-REFERENCE_ONLY = "a reference-only family: its tests exercise this project's own types, not the engine"
 
 TENSOR_FORMS: dict[str, Callable[..., Any]] = {
     "add": lambda a, b: a + b,
