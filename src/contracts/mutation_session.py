@@ -1,0 +1,104 @@
+"""One command for the whole mutation run: mutmut, its CI stats and the gate, with a readable log.
+
+mutmut 3.8 redraws a spinner line with carriage returns ten times a second even when its output is
+not a terminal, so a CI log of one run is thousands of frames. This wrapper runs it with its output
+piped, prints a progress line when a phase starts and then at most one every `--every` seconds (and
+the last frame of each phase), then exports the stats and runs the gate (`contracts.mutation`),
+whose last line is the score and the verdict.
+
+    python -m contracts.mutation_session [--max-children N] [--every SECONDS] [gate options...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from typing import TextIO
+
+from contracts import mutation
+
+EVERY = 30.0
+
+
+def frames(chunks: Iterable[str]) -> Iterator[str]:
+    """The non-blank status frames and lines in mutmut's output, split on carriage returns and newlines."""
+    pending = ""
+    for chunk in chunks:
+        pending += chunk
+        *complete, pending = pending.replace("\r", "\n").split("\n")
+        yield from (line.strip() for line in complete if line.strip())
+    if pending.strip():
+        yield pending.strip()
+
+
+def phase_of(frame: str) -> str:
+    """A frame's phase: its text without the spinner glyph and the changing counts."""
+    words = frame.split()
+    if words and len(words[0]) == 1 and not words[0].isalnum():
+        words = words[1:]  # the spinner glyph mutmut puts first
+    return " ".join(word for word in words if not any(ch.isdigit() for ch in word))
+
+
+def progress(lines: Iterable[str], clock: Callable[[], float], every: float) -> Iterator[str]:
+    """The frames worth a log line: each phase's first and last frame, and one per `every` seconds."""
+    phase: str | None = None
+    last_shown = ""
+    previous = ""
+    shown_at = 0.0
+    for frame in lines:
+        now = clock()
+        current = phase_of(frame)
+        if current != phase:
+            if previous and previous != last_shown:
+                yield previous  # where the finished phase ended
+            phase, last_shown, shown_at = current, frame, now
+            yield frame
+        elif now - shown_at >= every:
+            last_shown, shown_at = frame, now
+            yield frame
+        previous = frame
+    if previous and previous != last_shown:
+        yield previous
+
+
+def relay(process: subprocess.Popen[str], out: TextIO, clock: Callable[[], float], every: float) -> int:
+    """Copy the process's throttled progress to out; its exit code."""
+    stream = process.stdout
+    assert stream is not None  # started with stdout=PIPE
+    chunks = iter(lambda: stream.read(4096), "")
+    for line in progress(frames(chunks), clock, every):
+        print(f"mutmut: {line}", file=out, flush=True)
+    return process.wait()
+
+
+def run_mutmut(max_children: int, every: float, out: TextIO) -> int:
+    process = subprocess.Popen(
+        [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    return relay(process, out, time.monotonic, every)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m contracts.mutation_session", description=__doc__)
+    parser.add_argument("--max-children", type=int, default=2)
+    parser.add_argument("--every", type=float, default=EVERY, help="seconds between progress lines")
+    options, gate_args = parser.parse_known_args(argv)
+    code = run_mutmut(options.max_children, options.every, sys.stdout)
+    if code != 0:
+        print(f"mutation: mutmut run exited {code}; no score", file=sys.stderr)
+        return code
+    exported = subprocess.run([sys.executable, "-m", "mutmut", "export-cicd-stats"], check=False)
+    if exported.returncode != 0:
+        print(f"mutation: mutmut export-cicd-stats exited {exported.returncode}; no score", file=sys.stderr)
+        return exported.returncode
+    return mutation.main(gate_args)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

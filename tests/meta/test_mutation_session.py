@@ -1,0 +1,118 @@
+"""The mutation session wrapper: spinner frames become a few progress lines; the gate decides."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+import sys
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+import pytest
+
+import contracts.mutation
+from contracts import mutation_session
+from contracts.mutation_session import frames, main, phase_of, progress, relay
+
+
+def ticking(times: Sequence[float]) -> Any:
+    """A clock that returns the given times in order."""
+    values: Iterator[float] = iter(times)
+    return lambda: next(values)
+
+
+def test_frames_split_on_carriage_returns_and_newlines_across_chunks() -> None:
+    """Frames are the non-blank pieces between \\r and \\n, even when a chunk cuts one in two."""
+    chunks = ["\r⠋ Running stats", "\r⠙ Running st", "ats  \n\n", "\r⠹ 3/10 mutants", "  \r⠸ 4/10 tail"]
+    expected = ["⠋ Running stats", "⠙ Running stats", "⠹ 3/10 mutants", "⠸ 4/10 tail"]
+    assert expected == list(frames(chunks))
+
+
+def test_a_phase_is_its_text_without_spinner_or_counts() -> None:
+    """The spinner glyph and every word holding a digit are dropped; the rest names the phase."""
+    frame = "⠋ 12/5511 🎉 7 🫥 0 ⏰ 0 🤔 0 🙁 1 🔇 0 12.50 mutations/second"
+    assert "🎉 🫥 ⏰ 🤔 🙁 🔇 mutations/second" == phase_of(frame)
+    assert "Running stats" == phase_of("⠙ Running stats")
+    assert "a b" == phase_of("a b")  # no glyph: the first word stays
+    assert "" == phase_of("")
+
+
+def test_progress_shows_phase_changes_throttled_frames_and_each_phase_end() -> None:
+    """First frame of a phase, one frame per interval, and the last frame before the next phase."""
+    lines = ["⠋ Running stats", "⠙ Running stats", "⠋ 1/9 x", "⠙ 2/9 x", "⠹ 3/9 x", "⠸ 4/9 x", "⠼ 5/9 x"]
+    clock = ticking([0.0, 1.0, 2.0, 10.0, 31.9, 32.0, 33.0])
+    expected = ["⠋ Running stats", "⠙ Running stats", "⠋ 1/9 x", "⠸ 4/9 x", "⠼ 5/9 x"]
+    assert expected == list(progress(lines, clock, every=30.0))
+
+
+def test_progress_does_not_repeat_a_frame_already_shown() -> None:
+    """A phase of one frame, or a last frame shown by the interval, is printed once."""
+    clock = ticking([0.0, 5.0, 40.0])
+    assert ["⠋ a", "⠙ 1 b", "⠹ 2 b"] == list(progress(["⠋ a", "⠙ 1 b", "⠹ 2 b"], clock, every=30.0))
+    assert [] == list(progress([], ticking([]), every=30.0))
+
+
+def test_relay_prints_the_progress_and_returns_the_exit_code() -> None:
+    """A real child's spinner output is relayed as prefixed lines and its exit code is returned."""
+    script = "import sys; sys.stdout.write('\\r⠋ Running stats\\r⠙ Running stats\\r⠋ 1/2 x\\n'); sys.exit(3)"
+    process = subprocess.Popen(
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+    )
+    out = io.StringIO()
+    assert 3 == relay(process, out, ticking([0.0, 1.0, 2.0]), every=30.0)
+    expected = "mutmut: ⠋ Running stats\nmutmut: ⠙ Running stats\nmutmut: ⠋ 1/2 x\n"
+    assert expected == out.getvalue()
+
+
+class Recorded:
+    def __init__(self, code: int) -> None:
+        self.code = code
+        self.calls: list[Any] = []
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        self.calls.append((args, kwargs))
+        return self.code
+
+
+def test_main_runs_mutmut_then_exports_then_gates(monkeypatch: pytest.MonkeyPatch) -> None:
+    """mutmut run, export-cicd-stats, then the gate with the other options; the gate's code is returned."""
+    run = Recorded(0)
+    gate = Recorded(7)
+    exported: list[list[str]] = []
+
+    def fake_export(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
+        exported.append(command)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(mutation_session, "run_mutmut", run)
+    monkeypatch.setattr(subprocess, "run", fake_export)
+    monkeypatch.setattr(contracts.mutation, "main", gate)
+    assert 7 == main(["--max-children", "1", "--every", "5", "--threshold", "0.9"])
+    assert [((1, 5.0, sys.stdout), {})] == run.calls
+    assert [[sys.executable, "-m", "mutmut", "export-cicd-stats"]] == exported
+    assert [((["--threshold", "0.9"],), {})] == gate.calls
+
+
+@pytest.mark.parametrize(
+    ("run_code", "export_code", "message"),
+    [(4, 0, "mutmut run exited 4"), (0, 5, "mutmut export-cicd-stats exited 5")],
+)
+def test_main_stops_with_the_failing_step_code(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    run_code: int,
+    export_code: int,
+    message: str,
+) -> None:
+    """A failing mutmut step ends the session with its code and a one-line reason; the gate never runs."""
+    gate = Recorded(0)
+    monkeypatch.setattr(mutation_session, "run_mutmut", Recorded(run_code))
+    monkeypatch.setattr(
+        subprocess,
+        "run",
+        lambda command, check: subprocess.CompletedProcess(command, export_code),
+    )
+    monkeypatch.setattr(contracts.mutation, "main", gate)
+    assert (run_code or export_code) == main([])
+    assert f"mutation: {message}; no score\n" == capsys.readouterr().err
+    assert [] == gate.calls
