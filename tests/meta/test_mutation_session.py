@@ -116,3 +116,19 @@ def test_main_stops_with_the_failing_step_code(
     assert (run_code or export_code) == main([])
     assert f"mutation: {message}; no score\n" == capsys.readouterr().err
     assert [] == gate.calls
+
+
+def test_run_mutmut_starts_mutmut_with_its_output_piped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mutmut run --max-children N` starts under this interpreter and its frames are relayed."""
+    started: list[list[str]] = []
+    real_popen = subprocess.Popen
+
+    def fake_popen(command: list[str], **kwargs: Any) -> subprocess.Popen[str]:
+        started.append(command)
+        return real_popen([sys.executable, "-c", "print('⠋ 1/1 done')"], **kwargs)
+
+    monkeypatch.setattr(subprocess, "Popen", fake_popen)
+    out = io.StringIO()
+    assert 0 == mutation_session.run_mutmut(3, 30.0, out)
+    assert [[sys.executable, "-m", "mutmut", "run", "--max-children", "3"]] == started
+    assert "mutmut: ⠋ 1/1 done\n" == out.getvalue()
