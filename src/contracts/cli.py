@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from contracts import matrix
 from contracts.engines import ENV_VAR
 from contracts.spec import SpecError, load_rows, spec_dir
 from contracts.verify.formats import FORMATS, format_specs
@@ -19,6 +20,7 @@ commands:
   verify   run the spec suite against an engine and report every spec row
   specs    list the spec rows (id, formula or failure, where blocked, exception)
   plan     print a model's plan (contracts plan --widths 3,4,2 --tokens 2)
+  matrix   rows x engines from verify reports (markdown or one HTML page)
 
 `contracts COMMAND --help` shows a command's options.
 """
@@ -142,10 +144,15 @@ def plan_main(argv: Sequence[str]) -> int:
     return entry(list(argv))
 
 
+def matrix_main(argv: Sequence[str]) -> int:
+    return matrix.main(list(argv))
+
+
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "verify": verify_main,
     "specs": specs_main,
     "plan": plan_main,
+    "matrix": matrix_main,
 }
 
 
