@@ -175,7 +175,7 @@ def test_verify_options_and_their_help() -> None:
             "format",
             store,
             "table",
-            ["json", "markdown", "table"],
+            ["json", "junit", "markdown", "table"],
             None,
             "report format (default: table)",
         ),

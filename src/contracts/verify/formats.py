@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from contracts.verify.junit import format_junit
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
 from contracts.verify.report import ROW_STATUSES, UNBOUND, Report, ReportedTest, RowResult, summarize
 
@@ -226,7 +227,7 @@ def format_json(report: Report) -> str:
     return json.dumps(report.to_json(), indent=2) + "\n"
 
 
-FORMATS = {"table": format_table, "markdown": format_markdown, "json": format_json}
+FORMATS = {"table": format_table, "markdown": format_markdown, "json": format_json, "junit": format_junit}
 
 
 # ---------------------------------------------------------------- contracts specs
