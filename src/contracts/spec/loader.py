@@ -17,8 +17,9 @@ from typing import Any
 
 import jsonschema
 
-from contracts.spec.expr import ExpressionError, parse_expression
+from contracts.spec.expr import ExpressionError, evaluate, parse_expression
 from contracts.spec.functions import KNOWN as KNOWN_FUNCTIONS
+from contracts.spec.functions import SCALAR
 
 MAX_FILE_BYTES = 128 * 1024  # a spec file (or schema.json); the largest spec today is under 30 KB
 MAX_KEY_PARTS = 8  # parts of one dotted key or table header; the specs use 1 or 2
@@ -111,8 +112,9 @@ def read_text(path: Path) -> str:
 def schema(directory: Path) -> dict[str, Any]:
     """specs/schema.json, itself checked: valid JSON and a valid JSON Schema (draft 2020-12)."""
     path = directory / "schema.json"
+    text = read_text(path)
     try:
-        loaded: dict[str, Any] = json.loads(read_text(path))
+        loaded: dict[str, Any] = json.loads(text)
     except (ValueError, RecursionError) as error:
         raise spec_error(f"{path.name}: not valid JSON ({type(error).__name__}: {error})") from None
     try:
@@ -189,6 +191,7 @@ def load_spec_file(path: Path, file_schema: dict[str, Any]) -> list[SpecRow]:
     rows = [SpecRow(row, meta["stage"], name, functions) for row in document["rows"]]
     for row in rows:
         check_expressions(row)
+        check_examples(row)
     return rows
 
 
@@ -217,6 +220,21 @@ def check_expressions(row: SpecRow) -> None:
             parse_expression(text, symbols, row.functions)
         except ExpressionError as error:
             raise spec_error(f"{row.file}: row {row.id!r}: {field}: {error}") from None
+
+
+def check_examples(row: SpecRow) -> None:
+    """A formula evaluates at each of its examples: a spec author's error is found here, not by a test."""
+    if row.kind != "formula":
+        return
+    functions = {name: SCALAR[name] for name in row.functions & SCALAR.keys()}
+    for index, example in enumerate(row["examples"]):
+        try:
+            evaluate(row["expr"], example["where"], functions)
+        except (ArithmeticError, ValueError, TypeError) as error:  # ExpressionError is a ValueError
+            raise spec_error(
+                f"{row.file}: row {row.id!r}: examples/{index}: expr does not evaluate at "
+                f"{example['where']} ({type(error).__name__}: {error})"
+            ) from None
 
 
 def load_rows(directory: Path | None = None) -> list[SpecRow]:
