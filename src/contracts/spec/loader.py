@@ -174,10 +174,15 @@ def parse_document(name: str, text: str) -> dict[str, Any]:
     return document
 
 
+def relevance(error: jsonschema.ValidationError) -> tuple[bool, int, str]:
+    """The error to report first: a broken field before the unevaluated ones it leaves, deepest first."""
+    return (error.validator == "unevaluatedProperties", -len(error.absolute_path), str(error))
+
+
 def load_spec_file(path: Path, file_schema: dict[str, Any]) -> list[SpecRow]:
     name = path.name
     document = parse_document(name, read_text(path))
-    errors = sorted(jsonschema.Draft202012Validator(file_schema).iter_errors(document), key=str)
+    errors = sorted(jsonschema.Draft202012Validator(file_schema).iter_errors(document), key=relevance)
     if errors:
         first = errors[0]
         where = "/".join(str(part) for part in first.absolute_path)
