@@ -380,7 +380,7 @@ def top(field: str, value: Any) -> Edit:
     return edit
 
 
-def expression(kind: str, field: str, value: str) -> Edit:
+def expression(kind: str, field: str, value: Any) -> Edit:
     return at(kind, field, value)
 
 
