@@ -184,3 +184,60 @@ def test_hostile_spec_through_the_command_line(tmp_path: Path) -> None:
     )
     assert (2, "", 1) == (completed.returncode, completed.stdout, len(completed.stderr.splitlines()))
     assert "a dotted key of 20000 parts (at most 8)" in completed.stderr
+
+
+BAD_OPTIONS = [
+    pytest.param(
+        ["specs", "--hypothesis-profile", "nope"], "unrecognized arguments: --hypothesis-profile nope"
+    ),
+    pytest.param(
+        ["specs", "--kind", "poem"], "argument --kind: invalid choice: 'poem'", id="specs-unknown-kind"
+    ),
+    pytest.param(
+        ["specs", "--format", "xml"], "argument --format: invalid choice: 'xml'", id="specs-unknown-format"
+    ),
+    pytest.param(
+        ["specs", "--rows"], "argument --rows: expected one argument", id="specs-rows-without-value"
+    ),
+    pytest.param(
+        ["specs", "--specs", "/nonexistent/specs"],
+        r"cannot load the spec rows from /nonexistent/specs: \[Errno 2\] No such file",
+        id="specs-missing-directory",
+    ),
+    pytest.param(["plan", "--widths", "3,x"], "widths must be comma-separated ints like 3,4,2, got '3,x'"),
+    pytest.param(["plan", "--widths", "3,4", "--tokens", "1e400"], "argument --tokens: invalid int value"),
+    pytest.param(
+        ["plan", "--widths", "3,4", "--tokens", "0"], "tokens T must be >= 1, got 0", id="plan-no-tokens"
+    ),
+    pytest.param(
+        ["plan", "--widths", "3," + "9" * 5000], "widths must be comma-separated ints", id="plan-5000-digits"
+    ),
+    pytest.param(["plan", "--widths", "3,4", "--profile", "x"], "unrecognized arguments: --profile x"),
+    pytest.param(["plan"], "the following arguments are required: --widths", id="plan-without-widths"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message"), BAD_OPTIONS)
+def test_bad_options_end_in_one_error_line(
+    capsys: pytest.CaptureFixture[str], argv: list[str], message: str
+) -> None:
+    """Bad `specs`/`plan` options: exit 2, nothing on stdout, one error line (after argparse's usage)."""
+    try:
+        code = main(argv)
+    except SystemExit as stop:  # argparse's usage errors
+        code = int(str(stop.code))
+    captured = capsys.readouterr()
+    assert (2, "") == (code, captured.out)
+    error_line = captured.err.splitlines()[-1]
+    assert error_line.startswith(f"contracts {argv[0]}: error: ")
+    assert re.search(message, error_line), captured.err
+    assert "Traceback" not in captured.err
+
+
+def test_listed_kinds_are_the_schema_kinds() -> None:
+    """`contracts specs --kind` offers exactly the row kinds specs/schema.json defines."""
+    import json
+
+    from contracts.cli import KINDS
+
+    assert json.loads(SCHEMA)["$defs"]["common"]["properties"]["kind"]["enum"] == list(KINDS)
