@@ -7,6 +7,12 @@ the gate, and one that tests now kill is reported so the list can shrink. Functi
 mutate (decorated by anything but staticmethod or classmethod) are reported, and fail the gate when
 they hold logic.
 
+What the gate does with each status `mutmut results` prints:
+  killed, timeout, caught by type check   the tests (or mypy) caught it: nothing to do
+  survived, no tests, suspicious, segfault  fails the gate unless listed with a reason
+  skipped                                  mutmut did not run it (outside the score): nothing to do
+  not checked, check was interrupted       the run did not finish: fails the gate, listed or not
+
 Run after `mutmut run` and `mutmut export-cicd-stats`:  python -m contracts.mutation
 """
 
@@ -29,6 +35,7 @@ EQUIVALENTS = Path("mutation/equivalents.toml")
 SOURCE = Path("src/contracts")
 UNMUTATED_DECORATORS = frozenset({"staticmethod", "classmethod"})
 NOT_KILLED = ("survived", "no tests", "suspicious", "segfault")
+UNFINISHED = ("not checked", "check was interrupted by user")
 
 
 def score(stats: Mapping[str, int]) -> float:
@@ -39,7 +46,9 @@ def score(stats: Mapping[str, int]) -> float:
     return (stats["killed"] + stats["timeout"]) / mutated
 
 
-STATUSES = frozenset({"killed", "survived", "no tests", "timeout", "suspicious", "skipped", "segfault"})
+STATUSES = frozenset(
+    {"killed", "survived", "no tests", "timeout", "suspicious", "skipped", "segfault", "caught by type check"}
+) | frozenset(UNFINISHED)
 
 
 RESULT_LINE = re.compile(r"\s*(\S+): (.+?)\s*")
@@ -121,6 +130,11 @@ def problems(
         for name in sorted(not_killed - set(equivalents))
     )
     lines.extend(
+        f"mutant {results[name]}: {name}; the mutmut run did not finish, run it again"
+        for name in sorted(results)
+        if results[name] in UNFINISHED
+    )
+    lines.extend(
         f"listed mutant no longer exists: {name}; remove it from {EQUIVALENTS}"
         for name in sorted(set(equivalents) - set(results))
     )
@@ -137,7 +151,7 @@ def warnings(results: Mapping[str, str], equivalents: Mapping[str, str]) -> list
     return [
         f"listed mutant is now {results[name]}: {name}; remove it from {EQUIVALENTS}"
         for name in sorted(equivalents)
-        if name in results and results[name] not in NOT_KILLED
+        if name in results and results[name] not in (*NOT_KILLED, *UNFINISHED)
     ]
 
 

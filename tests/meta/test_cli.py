@@ -251,7 +251,7 @@ def test_specs_options_and_their_help() -> None:
             "kind",
             store,
             None,
-            None,
+            ("formula", "failure", "contract", "gradient", "rule"),
             None,
             "only this kind (formula, failure, contract, gradient, rule)",
         ),

@@ -269,3 +269,59 @@ def test_decorator_name(source: str, expected: str) -> None:
     function = ast.parse(source).body[0]
     assert isinstance(function, ast.FunctionDef)
     assert expected == decorator_name(function.decorator_list[0])
+
+
+STATUS_CASES = [
+    pytest.param("killed", False, [], [], id="killed"),
+    pytest.param(
+        "killed", True, [], ["listed mutant is now killed: m; remove it from {eq}"], id="killed-listed"
+    ),
+    pytest.param("timeout", False, [], [], id="timeout"),
+    pytest.param(
+        "timeout", True, [], ["listed mutant is now timeout: m; remove it from {eq}"], id="timeout-listed"
+    ),
+    pytest.param("caught by type check", False, [], [], id="caught-by-type-check"),
+    pytest.param("skipped", False, [], [], id="skipped"),
+    pytest.param(
+        "skipped", True, [], ["listed mutant is now skipped: m; remove it from {eq}"], id="skipped-listed"
+    ),
+    *(
+        pytest.param(
+            status,
+            False,
+            [f"unexplained {status} mutant: m (kill it, or list it in {{eq}} with a reason)"],
+            [],
+            id=status.replace(" ", "-"),
+        )
+        for status in ("survived", "no tests", "suspicious", "segfault")
+    ),
+    *(
+        pytest.param(status, True, [], [], id=f"{status.replace(' ', '-')}-listed")
+        for status in ("survived", "no tests", "suspicious", "segfault")
+    ),
+    *(
+        pytest.param(
+            status,
+            listed,
+            [f"mutant {status}: m; the mutmut run did not finish, run it again"],
+            [],
+            id=f"{status.replace(' ', '-')}{'-listed' if listed else ''}",
+        )
+        for status in ("not checked", "check was interrupted by user")
+        for listed in (False, True)
+    ),
+]
+
+
+@pytest.mark.parametrize(("status", "listed", "failures", "warned"), STATUS_CASES)
+def test_every_mutmut_status(status: str, listed: bool, failures: list[str], warned: list[str]) -> None:
+    """Each status `mutmut results` prints is read and fails the gate, warns or passes as documented."""
+    from contracts.mutation import EQUIVALENTS, warnings
+
+    results = parse_results(f"    m: {status}\n")
+    assert {"m": status} == results
+    equivalents = {"m": "reviewed"} if listed else {}
+    assert [line.format(eq=EQUIVALENTS) for line in failures] == problems(
+        STATS, results, equivalents, [], 0.95
+    )
+    assert [line.format(eq=EQUIVALENTS) for line in warned] == warnings(results, equivalents)

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import ast
 import math
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from contracts.spec import ExpressionError, evaluate
 from contracts.spec.functions import SCALAR
+from tests.strategies import Drawn, comparison_chains, expression_numbers, spec_expressions
 
 REFUSED = [
     pytest.param("x.real", "Attribute is not allowed", id="attribute"),
@@ -30,6 +36,7 @@ REFUSED = [
     pytest.param("[x]", "List is not allowed", id="list"),
     pytest.param("x +", "not an expression", id="syntax"),
     pytest.param("x = 1", "not an expression", id="statement"),
+    pytest.param(str(2**1024), "an integer constant has more than 1024 bits", id="1025-bit-constant"),
 ]
 
 
@@ -61,6 +68,13 @@ ALLOWED = [
     pytest.param("exp(x) < 3", {"x": 1.0}, True, id="call-on-the-left"),
     pytest.param("-exp(x) + exp(x)", {"x": 1.0}, 0.0, id="negated-call"),
     pytest.param("x ** 64 + x ** -64", {"x": 1}, 2.0, id="largest-exponents"),
+    pytest.param(str(2**1024 - 1), {}, 2**1024 - 1, id="1024-bit-constant"),
+    pytest.param("x ** 64", {"x": 2**16 - 1}, (2**16 - 1) ** 64, id="power-estimate-at-the-bound"),
+    pytest.param("x * y", {"x": 2**1000, "y": 2**23}, 2**1023, id="product-of-1024-bits"),
+    pytest.param("x ** -64", {"x": 2**1000}, 2.0**-64000 * 0, id="negative-exponent-is-a-float"),
+    pytest.param("1 > x < 1 / 0", {"x": 3}, False, id="chain-stops-at-the-first-false-link"),
+    pytest.param("1 < x > 1 / 0 + 1", {"x": 0}, False, id="chain-never-evaluates-the-rest"),
+    pytest.param("0 < x < 2 < 4", {"x": 1}, True, id="chain-of-three-links"),
     pytest.param("x != 3", {"x": 3}, False, id="not-equal"),
     pytest.param("x >= 4", {"x": 3}, False, id="greater-equal"),
     pytest.param("x > 2", {"x": 3}, True, id="greater"),
@@ -121,3 +135,133 @@ def test_scalar_masks_follow_the_tie_rule() -> None:
         SCALAR["step"](math.ulp(0.0)),
         SCALAR["ge"](0.0, 1.0),
     )
+
+
+LIMITS = [
+    pytest.param(
+        "x" + " + x" * 600,
+        {"x": 1},
+        r"^an expression may have at most 2000 characters, this one has 2401$",
+        id="too-long",
+    ),
+    pytest.param(
+        "-" * 101 + "x",
+        {"x": 1},
+        r"^an expression may nest at most 100 levels deep: '-----",
+        id="too-deep",
+    ),
+    pytest.param(
+        "((((9**64)**64)**64)**64)**64",
+        {},
+        r"^203-bit integer \*\* 64 would have up to 12992 bits, more than 1024 in '\(\(\(\(9\*\*64\)\*\*64\)",
+        id="tower-of-powers",
+    ),
+    pytest.param(
+        "x ** 64",
+        {"x": 2**16},
+        r"^17-bit integer \*\* 64 would have up to 1088 bits, more than 1024 in 'x \*\* 64'$",
+        id="power-refused-before-computing",
+    ),
+    pytest.param(
+        "x * y",
+        {"x": 2**1000, "y": 2**24},
+        r"^an integer result has 1025 bits, more than 1024 in 'x \* y'$",
+        id="product-of-1025-bits",
+    ),
+    pytest.param(
+        "x + x",
+        {"x": 2**1023},
+        r"^an integer result has 1025 bits, more than 1024 in 'x \+ x'$",
+        id="sum-of-1025-bits",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "bindings", "message"), LIMITS)
+def test_limits_are_refused_with_one_line(text: str, bindings: dict[str, int], message: str) -> None:
+    """Length, depth and integer-size limits raise a one-line ExpressionError, never a hang or overflow."""
+    with pytest.raises(ExpressionError, match=message) as raised:
+        evaluate(text, bindings)
+    assert "\n" not in str(raised.value)
+
+
+def test_limits_stop_at_the_bound() -> None:
+    """Exactly at each limit an expression still evaluates: 2000 characters, 100 levels."""
+    longest = "max(" + ", ".join(["x"] * 665) + ",y)"
+    assert (2000, 2) == (len(longest), evaluate(longest, {"x": 1, "y": 2}, SCALAR))
+    assert (-1) ** 99 == evaluate("-" * 99 + "x", {"x": 1})
+
+
+class TooLargeError(Exception):
+    """The oracle saw an integer beyond the documented bound (the evaluator must refuse it)."""
+
+
+BOUND = 1024  # the documented integer bound, restated here so the oracle is independent
+
+
+def size_rule(value: Any) -> Any:
+    if isinstance(value, int) and value.bit_length() > BOUND:
+        raise TooLargeError
+    return value
+
+
+def power_rule(base: Any, exponent: Any) -> Any:
+    if isinstance(base, int) and isinstance(exponent, int) and base.bit_length() * exponent > BOUND:
+        raise TooLargeError
+    return size_rule(base**exponent)
+
+
+class Instrument(ast.NodeTransformer):
+    """Python's own evaluation, with every binary result passed through the documented size rule."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.expr:
+        self.generic_visit(node)
+        if isinstance(node.op, ast.Pow):
+            return ast.Call(ast.Name("power_rule", ast.Load()), [node.left, node.right], [])
+        return ast.Call(ast.Name("size_rule", ast.Load()), [node], [])
+
+
+def outcome(compute: Callable[[], Any]) -> tuple[str, str]:
+    """A comparable outcome: the value's type and exact repr, or the type of the exception raised."""
+    try:
+        value = compute()
+    except Exception as error:  # every exception is an outcome to compare
+        return ("raises", type(error).__name__)
+    return (type(value).__name__, repr(value))
+
+
+def python_outcome(text: str, bindings: Mapping[str, Any]) -> tuple[str, str]:
+    """The oracle: Python's eval of the same text (the size rule turns into the evaluator's refusal)."""
+    names = {**SCALAR, **bindings}
+    tree = ast.fix_missing_locations(Instrument().visit(ast.parse(text, mode="eval")))
+    code = compile(tree, "<oracle>", "eval")
+    try:
+        eval(code, {"__builtins__": {}, "size_rule": size_rule, "power_rule": power_rule}, names)
+    except TooLargeError:
+        return ("raises", "ExpressionError")
+    except Exception:  # the same exception plain eval raises below
+        pass
+    return outcome(lambda: eval(text, {"__builtins__": {}}, names))
+
+
+@given(
+    expression=st.one_of(spec_expressions, comparison_chains()), x=expression_numbers, y=expression_numbers
+)
+@example(expression=("1 > x < log(x)", True), x=0, y=0)
+@example(expression=("0 < x < 1 / 0", True), x=-1, y=0)
+@example(expression=("x < y < 1 / 0", True), x=1, y=0)
+@example(expression=("x < y < (1 / 0)", True), x=0, y=1)
+@example(expression=("(x ** 64) ** 2", True), x=2**8, y=0)
+@example(expression=("(x ** 64) ** 2", True), x=2**7, y=0)
+@example(expression=("x * x * x", True), x=2**400, y=0)
+@example(expression=("-(x) ** 0.5 < 1", True), x=-8, y=0)
+@example(expression=("(x) and (y)", False), x=0, y=0)
+def test_evaluator_agrees_with_python(expression: Drawn, x: Any, y: Any) -> None:
+    """Over random whitelisted expressions the evaluator gives Python's value or exception type."""
+    text, in_grammar = expression
+    bindings = {"x": x, "y": y}
+    actual = outcome(lambda: evaluate(text, bindings, SCALAR))
+    if not in_grammar:
+        assert ("raises", "ExpressionError") == actual
+    else:
+        assert python_outcome(text, bindings) == actual

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import shutil
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -187,3 +191,292 @@ def test_repository_specs_load() -> None:
     """The shipped specs are valid, with ids unique across files."""
     loaded = load_rows(REPO_SPECS)
     assert len({r.id for r in loaded}) == len(loaded) > 0
+
+
+# ---------------------------------------------------------------- every schema field is enforced
+# One valid file holding a row of each kind; each case breaks one field and names the error.
+
+BASE_META: dict[str, Any] = {"stage": "99", "title": "every kind", "seed": "none", "functions": ["exp"]}
+BASE_ROWS: list[dict[str, Any]] = [
+    {
+        "id": "X99.cost.f",
+        "kind": "formula",
+        "title": "a formula",
+        "origin": "decision",
+        "seed": "f = 2K - 1",
+        "note": "why",
+        "expr": "2*K - 1",
+        "symbols": {"K": {"min": 1, "max": 3, "type": "int"}},
+        "compared_with": ["planner"],
+        "examples": [{"where": {"K": 2}, "value": 3}],
+    },
+    {
+        "id": "X99.fail.f",
+        "kind": "failure",
+        "title": "a failure",
+        "origin": "seed",
+        "blocked_at": "construction",
+        "exception": "ShapeError",
+        "message": "width",
+        "late_effect": "wrong numbers",
+        "probes": ["operations"],
+    },
+    {
+        "id": "X99.contract.c",
+        "kind": "contract",
+        "title": "a contract",
+        "origin": "seed",
+        "blocked_at": "construction",
+        "enforced_by": ["X99.fail.f"],
+    },
+    {
+        "id": "X99.grad.g",
+        "kind": "gradient",
+        "title": "a gradient",
+        "origin": "decision",
+        "op": "mul",
+        "forward": "a * k",
+        "grads": {"a": "g * k * exp(0)"},
+        "domain": {"a": {"min": -1, "max": 1, "type": "float"}},
+        "constants": {"k": {"min": 1, "max": 2}},
+    },
+    {"id": "X99.rule.r", "kind": "rule", "title": "a rule", "origin": "decision", "statement": "it holds"},
+]
+ROW_AT = {row["kind"]: index for index, row in enumerate(BASE_ROWS)}
+
+
+def toml_value(value: Any) -> str:
+    """Enough of a TOML writer for these documents (strings as JSON, which TOML's basic strings read)."""
+    if isinstance(value, dict):
+        return "{ " + ", ".join(f"{json.dumps(k)} = {toml_value(v)}" for k, v in value.items()) + " }"
+    if isinstance(value, list):
+        return "[" + ", ".join(toml_value(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return json.dumps(value) if isinstance(value, str) else repr(value)
+
+
+def toml_document(document: dict[str, Any]) -> str:
+    lines = [f"{json.dumps(k)} = {toml_value(v)}" for k, v in document.items() if k not in ("meta", "rows")]
+    if document.get("rows") == []:
+        lines.append("rows = []")
+    if "meta" in document:
+        lines += ["[meta]", *(f"{json.dumps(k)} = {toml_value(v)}" for k, v in document["meta"].items())]
+    for row in document.get("rows", []):
+        lines += ["[[rows]]", *(f"{json.dumps(k)} = {toml_value(v)}" for k, v in row.items())]
+    return "\n".join(lines) + "\n"
+
+
+Edit = Callable[[dict[str, Any]], None]
+
+
+def at(kind: str, field: str, value: Any) -> Edit:
+    """Set (or with DROP, remove) one field of the row of that kind."""
+
+    def edit(document: dict[str, Any]) -> None:
+        row = document["rows"][ROW_AT[kind]]
+        if value is DROP:
+            del row[field]
+        else:
+            row[field] = value
+
+    return edit
+
+
+DROP = object()
+
+
+def row_case(kind: str, field: str, value: Any, message: str, case_id: str) -> Any:
+    index = ROW_AT[kind]
+    row_id = BASE_ROWS[index]["id"].replace(".", r"\.")
+    return pytest.param(
+        [at(kind, field, value)], rf"a\.toml: row '{row_id}': rows/{index}{message}", id=case_id
+    )
+
+
+REQUIRED = {
+    "formula": ["id", "kind", "title", "origin", "expr", "symbols", "compared_with", "examples"],
+    "failure": ["blocked_at", "exception", "message", "late_effect", "probes"],
+    "contract": ["blocked_at", "enforced_by"],
+    "gradient": ["op", "forward", "grads", "domain"],
+    "rule": ["statement"],
+}
+ENUMS = [
+    ("formula", "kind", "poem", "/kind: 'poem' is not one of"),
+    ("formula", "origin", "rumour", "/origin: 'rumour' is not one of"),
+    ("failure", "exception", "KeyError", "/exception: 'KeyError' is not one of"),
+    ("failure", "probes", ["memory"], "/probes/0: 'memory' is not one of"),
+    ("formula", "compared_with", ["oracle"], "/compared_with/0: 'oracle' is not one of"),
+    (
+        "formula",
+        "symbols",
+        {"K": {"min": 1, "max": 3, "type": "complex"}},
+        "/symbols/K/type: 'complex' is not one",
+    ),
+]
+TYPES = [
+    ("formula", "title", 5, "/title: 5 is not of type 'string'"),
+    ("formula", "title", "", "/title: '' should be non-empty"),
+    ("formula", "seed", 5, "/seed: 5 is not of type 'string'"),
+    ("formula", "note", ["x"], r"/note: \['x'\] is not of type 'string'"),
+    ("formula", "expr", 5, "/expr: 5 is not of type 'string'"),
+    ("formula", "symbols", {}, r"/symbols: \{\} should be non-empty"),
+    ("formula", "symbols", {"K": {"min": 1}}, "/symbols/K: 'max' is a required property"),
+    ("formula", "symbols", {"K": {"max": 1}}, "/symbols/K: 'min' is a required property"),
+    ("formula", "symbols", {"K": {"min": "1", "max": 3}}, "/symbols/K/min: '1' is not of type 'number'"),
+    ("formula", "symbols", {"K": {"min": 1, "max": "3"}}, "/symbols/K/max: '3' is not of type 'number'"),
+    ("formula", "symbols", {"K": {"min": 1, "max": 3, "step": 1}}, "/symbols/K: Additional properties"),
+    ("formula", "compared_with", [], r"/compared_with: \[\] should be non-empty"),
+    ("formula", "examples", [], r"/examples: \[\] should be non-empty"),
+    ("formula", "examples", [{"where": {"K": 2}}], "/examples/0: 'value' is a required property"),
+    ("formula", "examples", [{"value": 3}], "/examples/0: 'where' is a required property"),
+    ("formula", "examples", [{"where": {"K": 2}, "value": "3"}], "/examples/0/value: '3' is not of type"),
+    ("formula", "examples", [{"where": {"K": True}, "value": 3}], "/examples/0/where/K: True is not of type"),
+    (
+        "formula",
+        "examples",
+        [{"where": [2], "value": 3}],
+        r"/examples/0/where: \[2\] is not of type 'object'",
+    ),
+    ("rule", "examples", [5], "/examples/0: 5 is not of type 'object'"),
+    ("rule", "examples", {}, r"/examples: \{\} is not of type 'array'"),
+    ("failure", "blocked_at", 5, "/blocked_at: 5 is not of type 'string'"),
+    ("failure", "message", 5, "/message: 5 is not of type 'string'"),
+    ("failure", "late_effect", 5, "/late_effect: 5 is not of type 'string'"),
+    ("failure", "probes", "operations", "/probes: 'operations' is not of type 'array'"),
+    ("contract", "blocked_at", 5, "/blocked_at: 5 is not of type 'string'"),
+    ("contract", "enforced_by", [], r"/enforced_by: \[\] should be non-empty"),
+    ("contract", "enforced_by", ["lower"], "/enforced_by/0: 'lower' does not match"),
+    ("gradient", "op", 5, "/op: 5 is not of type 'string'"),
+    ("gradient", "forward", 5, "/forward: 5 is not of type 'string'"),
+    ("gradient", "grads", {}, r"/grads: \{\} should be non-empty"),
+    ("gradient", "grads", {"a": 5}, "/grads/a: 5 is not of type 'string'"),
+    ("gradient", "domain", {}, r"/domain: \{\} should be non-empty"),
+    ("gradient", "domain", {"a": 5}, "/domain/a: 5 is not of type 'object'"),
+    ("gradient", "constants", {"k": 5}, "/constants/k: 5 is not of type 'object'"),
+    ("rule", "statement", 5, "/statement: 5 is not of type 'string'"),
+    ("rule", "surprise", "x", r": Unevaluated properties are not allowed \('surprise' was unexpected\)"),
+    ("formula", "statement", "x", r": Unevaluated properties are not allowed \('statement' was unexpected\)"),
+]
+
+
+def meta(field: str, value: Any) -> Edit:
+    def edit(document: dict[str, Any]) -> None:
+        if value is DROP:
+            del document["meta"][field]
+        else:
+            document["meta"][field] = value
+
+    return edit
+
+
+def top(field: str, value: Any) -> Edit:
+    def edit(document: dict[str, Any]) -> None:
+        if value is DROP:
+            del document[field]
+        else:
+            document[field] = value
+
+    return edit
+
+
+def expression(kind: str, field: str, value: Any) -> Edit:
+    return at(kind, field, value)
+
+
+SCHEMA_CASES = [
+    *(
+        row_case(kind, field, DROP, f": '{field}' is a required property", f"{kind}-without-{field}")
+        for kind, fields in REQUIRED.items()
+        for field in fields
+        if field != "id"
+    ),
+    pytest.param(
+        [at("formula", "id", DROP)], r"row '#0': rows/0: 'id' is a required property", id="row-without-id"
+    ),
+    *(
+        row_case(kind, field, value, message, f"{kind}-{field}-wrong-enum")
+        for kind, field, value, message in ENUMS
+    ),
+    *(
+        row_case(kind, field, value, message, f"{kind}-{field}-{json.dumps(value)}")
+        for kind, field, value, message in TYPES
+    ),
+    *(
+        pytest.param(
+            [meta(field, DROP)], f"row -: meta: '{field}' is a required property", id=f"meta-without-{field}"
+        )
+        for field in ("stage", "title", "seed")
+    ),
+    pytest.param([meta("stage", "9.9")], "row -: meta/stage: '9.9' does not match", id="meta-stage-pattern"),
+    pytest.param([meta("title", "")], "row -: meta/title: '' should be non-empty", id="meta-title-empty"),
+    pytest.param([meta("seed", 5)], "row -: meta/seed: 5 is not of type 'string'", id="meta-seed-type"),
+    pytest.param(
+        [meta("functions", [5])], "row -: meta/functions/0: 5 is not of type", id="meta-function-type"
+    ),
+    pytest.param(
+        [meta("functions", "exp")], "row -: meta/functions: 'exp' is not of type", id="meta-functions-type"
+    ),
+    pytest.param(
+        [meta("extra", 1)],
+        r"row -: meta: Additional properties .*\('extra' was unexpected\)",
+        id="meta-extra",
+    ),
+    pytest.param([top("meta", DROP)], "row -: : 'meta' is a required property", id="without-meta"),
+    pytest.param([top("rows", DROP)], "row -: : 'rows' is a required property", id="without-rows"),
+    pytest.param([top("rows", [])], r"row -: rows: \[\] should be non-empty", id="rows-empty"),
+    pytest.param(
+        [top("extra", 1)], r"row -: : Additional properties .*\('extra' was unexpected\)", id="top-extra"
+    ),
+    pytest.param(
+        [meta("functions", ["exp", "system"])],
+        r"a\.toml: meta\.functions names unknown functions \['system'\]",
+        id="meta-functions-unknown",
+    ),
+    pytest.param(
+        [expression("formula", "expr", "2*J")],
+        r"row 'X99\.cost\.f': expr: unknown name 'J' in '2\*J'",
+        id="formula-expr-unknown-symbol",
+    ),
+    pytest.param(
+        [expression("formula", "expr", "log(K)")],
+        r"row 'X99\.cost\.f': expr: only calls of \['exp'\] are allowed in 'log\(K\)'",
+        id="formula-expr-unlisted-function",
+    ),
+    pytest.param(
+        [expression("gradient", "forward", "a * z")],
+        r"row 'X99\.grad\.g': forward: unknown name 'z' in 'a \* z'",
+        id="gradient-forward-unknown-symbol",
+    ),
+    pytest.param(
+        [expression("gradient", "grads", {"a": "g * q"})],
+        r"row 'X99\.grad\.g': grads\.a: unknown name 'q' in 'g \* q'",
+        id="gradient-grad-unknown-symbol",
+    ),
+    pytest.param(
+        [at("rule", "id", "X99.fail.f")],
+        r"a\.toml: row 'X99\.fail\.f': id already used in a\.toml$",
+        id="duplicate-id-in-one-file",
+    ),
+    pytest.param(
+        [at("contract", "enforced_by", ["X99.fail.f", "X99.fail.nowhere"])],
+        r"row 'X99\.contract\.c': enforced_by names unknown row 'X99\.fail\.nowhere'$",
+        id="enforced-by-unknown-id",
+    ),
+]
+
+
+def test_the_base_document_is_valid(tmp_path: Path) -> None:
+    """The document every schema case breaks loads: each case's refusal comes from its one edit."""
+    files = {"a.toml": toml_document({"meta": BASE_META, "rows": BASE_ROWS})}
+    assert [row["id"] for row in BASE_ROWS] == [row.id for row in load_rows(write_specs(tmp_path, files))]
+
+
+@pytest.mark.parametrize(("edits", "message"), SCHEMA_CASES)
+def test_every_schema_field_is_enforced(tmp_path: Path, edits: list[Edit], message: str) -> None:
+    """Each schema field, broken alone (missing, wrong enum, wrong type, extra), is refused naming it."""
+    document = copy.deepcopy({"meta": BASE_META, "rows": BASE_ROWS})
+    for edit in edits:
+        edit(document)
+    with pytest.raises(SpecError, match=message):
+        load_rows(write_specs(tmp_path, {"a.toml": toml_document(document)}))

@@ -1,8 +1,12 @@
 """A restricted evaluator for spec expressions, built on the ast module and never on eval.
 
-Allowed: numbers, symbols, + - * / // % **, unary + and -, comparisons, parentheses, and calls of
-functions the caller names. Anything else (attribute access, subscripts, unknown names or calls,
-lambdas, an exponent beyond MAX_EXPONENT) is rejected before evaluation starts.
+Allowed: numbers, symbols, + - * / // % **, unary + and -, comparisons (chained ones stop at the
+first false link, as Python's do), parentheses, and calls of functions the caller names. Anything
+else (attribute access, subscripts, boolean operators, conditionals, unknown names or calls,
+lambdas, an exponent that is not a constant within MAX_EXPONENT) is rejected before evaluation
+starts. Limits keep a hostile spec from exhausting the machine, each refused with ExpressionError:
+the text's length, its nesting depth, and the size of every integer (a power is refused before it
+is computed when bit_length(base) * exponent exceeds MAX_INT_BITS).
 """
 
 from __future__ import annotations
@@ -13,6 +17,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 MAX_EXPONENT = 64
+MAX_LENGTH = 2000  # characters of one expression; the specs' longest is under 100
+MAX_DEPTH = 100  # nesting of its syntax tree (ast.parse and run recurse)
+MAX_INT_BITS = 1024  # any integer constant or result: float64's range, far beyond any spec count
 
 BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -46,13 +53,30 @@ def parse_expression(
     text: str, symbols: frozenset[str] | set[str], functions: frozenset[str] | set[str]
 ) -> ast.expr:
     """Parse and check once; the result is safe to evaluate with those symbols and functions."""
+    if len(text) > MAX_LENGTH:
+        raise ExpressionError(
+            f"an expression may have at most {MAX_LENGTH} characters, this one has {len(text)}"
+        )
     try:
         tree = ast.parse(text, mode="eval")
     except SyntaxError as error:
         raise ExpressionError(f"not an expression: {text!r} ({error.msg})") from None
+    check_depth(tree.body, text)
     for node in ast.walk(tree):
         check_node(node, text, symbols, functions)
     return tree.body
+
+
+def check_depth(root: ast.expr, text: str) -> None:
+    """Refuse a tree nested deeper than MAX_DEPTH, without recursing (the check must not overflow)."""
+    pending: list[tuple[ast.expr, int]] = [(root, 1)]
+    while pending:
+        node, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise ExpressionError(f"an expression may nest at most {MAX_DEPTH} levels deep: {text[:60]!r}...")
+        pending.extend(
+            (child, depth + 1) for child in ast.iter_child_nodes(node) if isinstance(child, ast.expr)
+        )
 
 
 def check_node(
@@ -62,8 +86,7 @@ def check_node(
     functions: frozenset[str] | set[str],
 ) -> None:
     if isinstance(node, ast.Constant):
-        if type(node.value) not in (int, float):
-            raise ExpressionError(f"only int and float constants are allowed in {text!r}")
+        check_constant(node.value, text)
     elif isinstance(node, ast.Name):
         if node.id not in symbols and node.id not in functions:
             raise ExpressionError(f"unknown name {node.id!r} in {text!r}")
@@ -79,6 +102,13 @@ def check_node(
             raise ExpressionError(f"comparison not allowed in {text!r}")
     elif not isinstance(node, ast.Expression | ast.Load | ast.operator | ast.unaryop | ast.cmpop):
         raise ExpressionError(f"{type(node).__name__} is not allowed in {text!r}")
+
+
+def check_constant(value: object, text: str) -> None:
+    if type(value) not in (int, float):
+        raise ExpressionError(f"only int and float constants are allowed in {text!r}")
+    if type(value) is int and value.bit_length() > MAX_INT_BITS:
+        raise ExpressionError(f"an integer constant has more than {MAX_INT_BITS} bits in {text!r}")
 
 
 def check_call(node: ast.Call, text: str, functions: frozenset[str] | set[str]) -> None:
@@ -116,7 +146,10 @@ def evaluate(
     """Evaluate text with symbols bound to values and the named functions callable."""
     table = dict(functions or {})
     tree = parse_expression(text, set(bindings), set(table))
-    return run(tree, bindings, table)
+    try:
+        return run(tree, bindings, table)
+    except ExpressionError as error:
+        raise ExpressionError(f"{error} in {text!r}") from None
 
 
 def run(node: ast.expr, bindings: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]) -> Any:
@@ -125,14 +158,38 @@ def run(node: ast.expr, bindings: Mapping[str, Any], functions: Mapping[str, Cal
     if isinstance(node, ast.Name):
         return bindings[node.id]
     if isinstance(node, ast.BinOp):
-        return BINARY[type(node.op)](
-            run(node.left, bindings, functions), run(node.right, bindings, functions)
-        )
+        return run_binary(node, bindings, functions)
     if isinstance(node, ast.UnaryOp):
         return UNARY[type(node.op)](run(node.operand, bindings, functions))
     if isinstance(node, ast.Compare):
         return run_compare(node, bindings, functions)
     return run_call(node, bindings, functions)
+
+
+def run_binary(
+    node: ast.BinOp, bindings: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]
+) -> Any:
+    left = run(node.left, bindings, functions)
+    right = run(node.right, bindings, functions)
+    if isinstance(node.op, ast.Pow):
+        check_power(left, right)
+    return check_size(BINARY[type(node.op)](left, right))
+
+
+def check_power(base: Any, exponent: Any) -> None:
+    """Refuse an integer power before computing it when its size estimate exceeds MAX_INT_BITS."""
+    if isinstance(base, int) and isinstance(exponent, int) and base.bit_length() * exponent > MAX_INT_BITS:
+        raise ExpressionError(
+            f"{base.bit_length()}-bit integer ** {exponent} would have up to "
+            f"{base.bit_length() * exponent} bits, more than {MAX_INT_BITS}"
+        )
+
+
+def check_size(value: Any) -> Any:
+    """An integer result beyond MAX_INT_BITS is refused (the next operation could not be bounded)."""
+    if isinstance(value, int) and value.bit_length() > MAX_INT_BITS:
+        raise ExpressionError(f"an integer result has {value.bit_length()} bits, more than {MAX_INT_BITS}")
+    return value
 
 
 def run_call(node: Any, bindings: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]) -> Any:
@@ -143,10 +200,15 @@ def run_call(node: Any, bindings: Mapping[str, Any], functions: Mapping[str, Cal
 def run_compare(
     node: ast.Compare, bindings: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]
 ) -> Any:
+    """a < b < c is (a < b) and (b < c), with c never evaluated when a < b is False (as in Python).
+
+    Over arrays the links combine elementwise with & (an array has no single truth value)."""
     left = run(node.left, bindings, functions)
     result: Any = True
     for op, right_node in zip(node.ops, node.comparators):
         right = run(right_node, bindings, functions)
         result = result & COMPARE[type(op)](left, right)
+        if result is False:
+            return result
         left = right
     return result

@@ -1,9 +1,15 @@
-"""Load and validate every spec file: one loader, one schema, errors naming file and row."""
+"""Load and validate every spec file: one loader, one schema, errors naming file and row.
+
+A spec file is untrusted input: before tomllib sees it, its size, encoding, dotted-key depth and
+bracket nesting are checked on the raw text (tomllib's time grows quadratically with a key's parts
+and it recurses per bracket), so every malformed or hostile file ends in one SpecError line.
+"""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import tomllib
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -11,12 +17,36 @@ from typing import Any
 
 import jsonschema
 
-from contracts.spec.expr import ExpressionError, parse_expression
+from contracts.spec.expr import ExpressionError, evaluate, parse_expression
 from contracts.spec.functions import KNOWN as KNOWN_FUNCTIONS
+from contracts.spec.functions import SCALAR
+
+MAX_FILE_BYTES = 128 * 1024  # a spec file (or schema.json); the largest spec today is under 30 KB
+MAX_KEY_PARTS = 8  # parts of one dotted key or table header; the specs use 1 or 2
+MAX_NESTING = 32  # brackets and braces open at once; the specs use at most 4
+MAX_MESSAGE = 500  # characters of one error line (a hostile value is not echoed in full)
+INT64 = range(-(2**63), 2**63)  # TOML integers are 64-bit; tomllib alone accepts any size
+
+# Strings and comments, blanked before the raw checks so their text is not mistaken for keys. An
+# unterminated string ends at the end of its line (or of the file), so no alternative ever fails
+# after a long scan: one linear pass, whatever the text (tomllib reports the syntax error later).
+QUOTED_OR_COMMENT = re.compile(
+    r'"""[\s\S]*?(?:"""|\Z)|\'\'\'[\s\S]*?(?:\'\'\'|\Z)|"(?:[^"\\\n]|\\.)*+(?:"|\\?$)|\'[^\'\n]*+(?:\'|$)|#[^\n]*+',
+    re.MULTILINE,
+)
+# A dotted key: starts only where a word starts and never gives back (linear on a long word).
+DOTTED = re.compile(r"(?<![A-Za-z0-9_+-])[A-Za-z0-9_+-]++(?:[ \t]*+\.[ \t]*+[A-Za-z0-9_+-]++)+")
+BRACKET = re.compile(r"[\[\]{}]")
 
 
 class SpecError(ValueError):
     """A spec file is malformed: the message names the file and the row."""
+
+
+def spec_error(message: str) -> SpecError:
+    """A SpecError of one line, clipped so a hostile value is not echoed in full."""
+    line = message.replace("\n", " ")
+    return SpecError(line if len(line) <= MAX_MESSAGE else line[: MAX_MESSAGE - 3] + "...")
 
 
 class SpecRow(Mapping[str, Any]):
@@ -65,31 +95,108 @@ def spec_dir() -> Path:
     return Path(__file__).resolve().parents[3] / "specs"
 
 
+def read_text(path: Path) -> str:
+    """The file's text, refused when larger than MAX_FILE_BYTES or not UTF-8 (never read whole first)."""
+    with path.open("rb") as file:
+        raw = file.read(MAX_FILE_BYTES + 1)
+    if len(raw) > MAX_FILE_BYTES:
+        raise spec_error(f"{path.name}: larger than {MAX_FILE_BYTES} bytes")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise spec_error(
+            f"{path.name}: not UTF-8 (byte {raw[error.start]:#04x} at offset {error.start})"
+        ) from None
+
+
 def schema(directory: Path) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((directory / "schema.json").read_bytes())
+    """specs/schema.json, itself checked: valid JSON and a valid JSON Schema (draft 2020-12)."""
+    path = directory / "schema.json"
+    text = read_text(path)
+    try:
+        loaded: dict[str, Any] = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        raise spec_error(f"{path.name}: not valid JSON ({type(error).__name__}: {error})") from None
+    try:
+        jsonschema.Draft202012Validator.check_schema(loaded)
+    except jsonschema.SchemaError as error:
+        raise spec_error(f"{path.name}: not a valid JSON Schema ({error.message})") from None
     return loaded
+
+
+def blank(match: re.Match[str]) -> str:
+    """A string becomes one bare word (a quoted key is still a key part), a comment nothing; lines stay."""
+    text = match.group()
+    return ("" if text.startswith("#") else "s") + "\n" * text.count("\n")
+
+
+def check_raw_text(name: str, text: str) -> None:
+    """Refuse what would make tomllib slow or recurse deeply, before it parses anything."""
+    plain = QUOTED_OR_COMMENT.sub(blank, text)
+    for key in DOTTED.finditer(plain):
+        parts = key.group().count(".") + 1
+        if parts > MAX_KEY_PARTS:
+            line = plain.count("\n", 0, key.start()) + 1
+            raise spec_error(f"{name}: line {line}: a dotted key of {parts} parts (at most {MAX_KEY_PARTS})")
+    depth = 0
+    for bracket in BRACKET.finditer(plain):
+        depth += 1 if bracket.group() in "[{" else -1
+        if depth > MAX_NESTING:
+            line = plain.count("\n", 0, bracket.start()) + 1
+            raise spec_error(f"{name}: line {line}: brackets nested more than {MAX_NESTING} deep")
+
+
+def leaves(document: Any, path: tuple[Any, ...] = ()) -> Iterator[tuple[tuple[Any, ...], Any]]:
+    """(path, value) of every scalar in a parsed document (depth is bounded by check_raw_text)."""
+    if isinstance(document, dict):
+        for key, value in document.items():
+            yield from leaves(value, (*path, key))
+    elif isinstance(document, list):
+        for index, value in enumerate(document):
+            yield from leaves(value, (*path, index))
+    else:
+        yield path, document
+
+
+def parse_document(name: str, text: str) -> dict[str, Any]:
+    check_raw_text(name, text)
+    try:
+        document = tomllib.loads(text)
+    except ValueError as error:  # TOMLDecodeError, or an integer beyond Python's digit limit
+        raise spec_error(f"{name}: not valid TOML ({error})") from None
+    for path, value in leaves(document):
+        if type(value) is int and value not in INT64:
+            where = "/".join(str(part) for part in path)
+            raise spec_error(
+                f"{name}: row {row_id_at(document, list(path))}: {where}: an integer of "
+                f"{value.bit_length()} bits is outside TOML's 64-bit range"
+            )
+    return document
+
+
+def relevance(error: jsonschema.ValidationError) -> tuple[bool, int, str]:
+    """The error to report first: a broken field before the unevaluated ones it leaves, deepest first."""
+    return (error.validator == "unevaluatedProperties", -len(error.absolute_path), str(error))
 
 
 def load_spec_file(path: Path, file_schema: dict[str, Any]) -> list[SpecRow]:
     name = path.name
-    try:
-        document = tomllib.loads(path.read_bytes().decode())
-    except tomllib.TOMLDecodeError as error:
-        raise SpecError(f"{name}: not valid TOML ({error})") from None
-    errors = sorted(jsonschema.Draft202012Validator(file_schema).iter_errors(document), key=str)
+    document = parse_document(name, read_text(path))
+    errors = sorted(jsonschema.Draft202012Validator(file_schema).iter_errors(document), key=relevance)
     if errors:
         first = errors[0]
         where = "/".join(str(part) for part in first.absolute_path)
         row_id = row_id_at(document, list(first.absolute_path))
-        raise SpecError(f"{name}: row {row_id}: {where}: {first.message}")
+        raise spec_error(f"{name}: row {row_id}: {where}: {first.message}")
     meta = document["meta"]
     functions = frozenset(meta.get("functions", ()))
     unknown = functions - KNOWN_FUNCTIONS
     if unknown:
-        raise SpecError(f"{name}: meta.functions names unknown functions {sorted(unknown)}")
+        raise spec_error(f"{name}: meta.functions names unknown functions {sorted(unknown)}")
     rows = [SpecRow(row, meta["stage"], name, functions) for row in document["rows"]]
     for row in rows:
         check_expressions(row)
+        check_examples(row)
     return rows
 
 
@@ -117,15 +224,33 @@ def check_expressions(row: SpecRow) -> None:
         try:
             parse_expression(text, symbols, row.functions)
         except ExpressionError as error:
-            raise SpecError(f"{row.file}: row {row.id!r}: {field}: {error}") from None
+            raise spec_error(f"{row.file}: row {row.id!r}: {field}: {error}") from None
+
+
+def check_examples(row: SpecRow) -> None:
+    """A formula evaluates at each of its examples: a spec author's error is found here, not by a test."""
+    if row.kind != "formula":
+        return
+    functions = {name: SCALAR[name] for name in row.functions & SCALAR.keys()}
+    for index, example in enumerate(row["examples"]):
+        try:
+            evaluate(row["expr"], example["where"], functions)
+        except (ArithmeticError, ValueError, TypeError) as error:  # ExpressionError is a ValueError
+            raise spec_error(
+                f"{row.file}: row {row.id!r}: examples/{index}: expr does not evaluate at "
+                f"{example['where']} ({type(error).__name__}: {error})"
+            ) from None
 
 
 def load_rows(directory: Path | None = None) -> list[SpecRow]:
     """Every row of every specs/*.toml, validated, with ids unique across files."""
     base = directory or spec_dir()
     file_schema = schema(base)
+    paths = sorted(base.glob("*.toml"))
+    if not paths:
+        raise spec_error(f"{base}: no spec files (*.toml)")
     rows: list[SpecRow] = []
-    for path in sorted(base.glob("*.toml")):
+    for path in paths:
         rows.extend(load_spec_file(path, file_schema))
     check_references(rows)
     return rows
@@ -135,9 +260,9 @@ def check_references(rows: list[SpecRow]) -> None:
     seen: dict[str, str] = {}
     for row in rows:
         if row.id in seen:
-            raise SpecError(f"{row.file}: row {row.id!r}: id already used in {seen[row.id]}")
+            raise spec_error(f"{row.file}: row {row.id!r}: id already used in {seen[row.id]}")
         seen[row.id] = row.file
     for row in rows:
         for target in row.get("enforced_by", ()):
             if target not in seen:
-                raise SpecError(f"{row.file}: row {row.id!r}: enforced_by names unknown row {target!r}")
+                raise spec_error(f"{row.file}: row {row.id!r}: enforced_by names unknown row {target!r}")
