@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from contracts import CountingValue, EmbeddingPlan, Matrix, Value, Vector
 from contracts.engines import Engine
+from contracts.errors import ResourceBudgetError
 from contracts.spec import SpecRow, evaluate
 from tests import strategies as s
 from tests.probes import Attempt, CountingInitializer, assert_refused
@@ -32,6 +33,12 @@ def test_formula_equals_planner_and_executor(engine: Engine, spec_row: SpecRow, 
     }
 
 
+ENTRY_NAME = {
+    "add": "Vector.add",
+    "dot": "Vector.dot",
+    "matmul": "Matrix.matmul",
+    "embedding": "Embedding.forward",
+}
 COST_ROW = {
     "add": "S05.cost.vector-add",
     "dot": "S05.cost.dot",
@@ -61,6 +68,12 @@ def test_graph_budget_boundary(engine: Engine, case: dict[str, Any]) -> None:
     cost = spec_cost(case)
     run = operation(case)
     assert_refused(row("S05.fail.graph-budget"), Attempt(lambda: run(cost - 1)))
+    with pytest.raises(ResourceBudgetError) as raised:
+        run(cost - 1)
+    where = ENTRY_NAME[op_of(case)]
+    assert f"{where}: needs {cost} graph nodes, budget is {cost - 1} (cost must be <= budget)" == str(
+        raised.value
+    )
     counter = CountingValue.reset()
     run(cost)
     assert cost == counter.operations
@@ -74,6 +87,10 @@ def test_parameter_budget_boundary(engine: Engine, config: dict[str, int]) -> No
     needed = int(evaluate(row("S05.params.embedding")["expr"], config))
     refused = ATTEMPTS["S05.fail.parameter-budget"]({**config, "budget": needed - 1})
     assert_refused(row("S05.fail.parameter-budget"), refused)
+    with pytest.raises(ResourceBudgetError) as raised:
+        refused.action()
+    expected = f"EmbeddingPlan: needs {needed} parameters, budget is {needed - 1} (cost must be <= budget)"
+    assert expected == str(raised.value)
     initializer = CountingInitializer()
     EmbeddingPlan(config["V"], config["C"], config["D"], needed).materialize(initializer)
     assert needed == initializer.calls
