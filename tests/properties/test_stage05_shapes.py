@@ -237,3 +237,19 @@ def test_initializer_called_once_per_position(engine: Engine, config: dict[str, 
     assert sorted(expected) == sorted(calls)
     tables = {"token": embedding.token_weight.data(), "position": embedding.position_weight.data()}
     assert [initializer(*position) for position in expected] == [tables[t][r][c] for t, r, c in expected]
+
+
+SIZE_LABEL = {"V": "vocab_size V", "C": "context_length C", "D": "width D"}
+
+
+@pytest.mark.spec("S05.fail.config-type", "S05.fail.config-range")
+@given(case=st.one_of(s.bad_config(s.not_an_exact_int), s.bad_config(st.integers(-5, 0))))
+def test_a_config_error_names_the_broken_size(engine: Engine, case: dict[str, Any]) -> None:
+    """The message names the size (V, C or D) that the drawn case broke, and its value."""
+    require(engine, "embedding")
+    (field,) = [name for name in SIZE_LABEL if case[name] is case["bad"]]
+    with pytest.raises((TypeError, ValueError)) as raised:
+        ATTEMPTS["S05.fail.config-type"](case).action()
+    message = str(raised.value)
+    assert message.startswith(f"EmbeddingPlan: {SIZE_LABEL[field]} must be "), message
+    assert f"got {case['bad']!r}" in message
