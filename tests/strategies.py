@@ -686,3 +686,353 @@ def comparison_chains(draw: st.DrawFn) -> Drawn:
     for _ in range(count - 1):
         text += f" {draw(st.sampled_from(_CMP_OPS))} {draw(operands)}"
     return text, True
+# ---------------------------------------------------------------- precedence helper: check order (issue 10)
+# A precedence case is a valid call (`precedence_base`) into which faults are injected one at a time
+# (`inject`): each injector returns a new case with its fault added and keeps the faults already there.
+# "named" is the value the refusal's message must name; the last injector sets (or clears) it.
+
+NAMED = "named"
+not_a_vector_operand = st.sampled_from([[1.0, 2.0], (1.0,), 1.0, None, "ab"])
+not_a_matrix_operand = st.sampled_from([[[1.0]], (1.0,), 1.0, None, "ab"])
+over_budget_types = budget_of_wrong_type.filter(lambda b: b is not None)
+negative_budget = st.integers(-100, -1)
+
+
+def naming(case: dict[str, Any], **updates: Any) -> dict[str, Any]:
+    """case with updates, naming updates[NAMED] if given, else naming nothing."""
+    fresh = {key: value for key, value in case.items() if key != NAMED}
+    return {**fresh, **updates}
+
+
+@st.composite
+def precedence_vector(draw: st.DrawFn) -> dict[str, Any]:
+    n = draw(small_dim)
+    return {"x": draw(matrix_rows(1, n))[0], "y": draw(matrix_rows(1, n))[0]}
+
+
+@st.composite
+def precedence_matmul(draw: st.DrawFn) -> dict[str, Any]:
+    m, k, n = draw(small_dim), draw(small_dim), draw(small_dim)
+    return {"a": draw(matrix_rows(m, k)), "b": draw(matrix_rows(k, n))}
+
+
+@st.composite
+def precedence_matrix(draw: st.DrawFn) -> dict[str, Any]:
+    """>= 3 rows: row 1 may become ragged, the last row a non-sequence, rows 0-1 hold bad elements."""
+    return {"rows": draw(matrix_rows(draw(st.integers(3, 4)), draw(small_dim)))}
+
+
+@st.composite
+def precedence_embedding_forward(draw: st.DrawFn) -> dict[str, Any]:
+    """C >= 2 and T >= 2, so two token faults fit at distinct positions."""
+    config = {"V": draw(st.integers(1, 12)), "C": draw(st.integers(2, 6)), "D": draw(st.integers(1, 4))}
+    tokens = draw(st.lists(st.integers(0, config["V"] - 1), min_size=2, max_size=config["C"]))
+    return {**config, "tokens": tokens, "hit": []}
+
+
+@st.composite
+def precedence_model_plan(draw: st.DrawFn) -> dict[str, Any]:
+    widths = draw(st.lists(layer_width, min_size=3, max_size=4))
+    layers = [[a, b] for a, b in itertools.pairwise(widths)]
+    return {"layers": layers, "names": [f"fc{i + 1}" for i in range(len(layers))], "bad_init": []}
+
+
+@st.composite
+def precedence_linear(draw: st.DrawFn) -> dict[str, Any]:
+    use_bias = draw(st.booleans())
+    return {"in": draw(layer_width), "out": draw(layer_width), "use_bias": use_bias, "bad_init": []}
+
+
+@st.composite
+def precedence_forward(draw: st.DrawFn) -> dict[str, Any]:
+    """Depth >= 2 and widths >= 2: every layer has >= 4 weights, alias and replacement fit apart."""
+    widths = draw(st.lists(st.integers(2, 3), min_size=3, max_size=4))
+    return {"widths": widths, "use_bias": draw(st.booleans()), "tokens": draw(token_count)}
+
+
+@st.composite
+def precedence_elementwise(draw: st.DrawFn) -> dict[str, Any]:
+    m, n = draw(st.integers(1, 3)), draw(st.integers(2, 4))
+    b_shape = draw(st.sampled_from([(n,), (m, n), (1, n)]))
+    values = st.floats(-4, 4)
+    return {
+        "op": draw(st.sampled_from(ELEMENTWISE_BINARY)),
+        "inputs": [draw(float_arrays((m, n), values)), draw(float_arrays(b_shape, values))],
+        "raw": [False, False],
+        "strict": [False, False],
+    }
+
+
+@st.composite
+def precedence_tensor_matmul(draw: st.DrawFn) -> dict[str, Any]:
+    """a (p, m, k) with p >= 2, b (1 or p, k, n)."""
+    p = draw(st.integers(2, 3))
+    m, k, n = (draw(st.integers(1, 3)) for _ in range(3))
+    q = draw(st.sampled_from([1, p]))
+    return {
+        "op": "matmul",
+        "inputs": [np.ones((p, m, k)), np.full((q, k, n), 0.5)],
+        "raw": [False, False],
+        "strict": [False, False],
+    }
+
+
+@st.composite
+def precedence_unary(draw: st.DrawFn) -> dict[str, Any]:
+    shape = draw(st.sampled_from([(2,), (3,), (2, 2), (2, 3)]))
+    data = draw(float_arrays(shape, st.floats(0.5, 4)))
+    return {"op": draw(st.sampled_from(["exp", "log"])), "inputs": [data], "raw": [False], "hit": []}
+
+
+@st.composite
+def precedence_backward(draw: st.DrawFn) -> dict[str, Any]:
+    """add of two scalar leaves that require grad; no upstream (a scalar output seeds 1)."""
+    a, b = draw(st.floats(-4, 4)), draw(st.floats(-4, 4))
+    return {"inputs": [np.asarray(a), np.asarray(b)], "requires_grad": True}
+
+
+def fresh_index(draw: st.DrawFn, size: int, taken: list[int]) -> int:
+    return draw(st.integers(0, size - 1).filter(lambda i: i not in taken))
+
+
+@st.composite
+def inject_operand_type(draw: st.DrawFn, case: dict[str, Any], kind: str) -> dict[str, Any]:
+    other = draw(not_a_vector_operand if kind == "vector" else not_a_matrix_operand)
+    return naming(case, other=other, named=other)
+
+
+@st.composite
+def inject_vector_length(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    n = draw(small_dim.filter(lambda k: k != len(case["x"])))
+    return naming(case, y=draw(matrix_rows(1, n))[0])
+
+
+@st.composite
+def inject_matmul_dim(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """b gets K' != K rows (its column count N, hence the planned cost, is kept)."""
+    k = len(case["a"][0])
+    rows = draw(st.integers(1, k + 2).filter(lambda r: r != k))
+    return naming(case, b=draw(matrix_rows(rows, len(case["b"][0]))))
+
+
+@st.composite
+def inject_budget_type(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    budget = draw(over_budget_types)
+    return naming(case, budget=budget, named=budget)
+
+
+@st.composite
+def inject_budget_value(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    budget = draw(negative_budget)
+    return naming(case, budget=budget, named=budget)
+
+
+@st.composite
+def inject_over_budget(draw: st.DrawFn, case: dict[str, Any], cost: int) -> dict[str, Any]:
+    """budget in [0, cost - 1] (cost >= 1 is the spec's cost of the case as drawn)."""
+    return naming(case, budget=draw(st.integers(0, cost - 1)))
+
+
+@st.composite
+def inject_row_container(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    bad = draw(not_a_sequence)
+    rows = [*case["rows"][:-1], bad]
+    return naming(case, rows=rows, named=bad)
+
+
+@st.composite
+def inject_ragged(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """Row 1 gets extra elements (rows 0 and 1 keep their first K positions for element faults)."""
+    rows = [list(r) if isinstance(r, list) else r for r in case["rows"]]
+    rows[1] = [*rows[1], *draw(st.lists(finite_floats, min_size=1, max_size=2))]
+    return naming(case, rows=rows)
+
+
+@st.composite
+def inject_element(draw: st.DrawFn, case: dict[str, Any], bad: st.SearchStrategy[Any]) -> dict[str, Any]:
+    rows = [list(r) if isinstance(r, list) else r for r in case["rows"]]
+    width = len(rows[0])
+    element = draw(bad)
+    rows[draw(st.integers(0, 1))][draw(st.integers(0, width - 1))] = element
+    return naming(case, rows=rows, named=element)
+
+
+@st.composite
+def inject_config(draw: st.DrawFn, case: dict[str, Any], bad: st.SearchStrategy[Any]) -> dict[str, Any]:
+    field = draw(st.sampled_from(["V", "C", "D"]))
+    value = draw(bad)
+    return naming(case, **{field: value, NAMED: value})
+
+
+@st.composite
+def inject_token(draw: st.DrawFn, case: dict[str, Any], kind: str) -> dict[str, Any]:
+    """A bad id (`range`) or a non-int (`type`) at a position no other token fault holds."""
+    tokens = list(case["tokens"])
+    position = fresh_index(draw, len(tokens), case["hit"])
+    vocab = case["V"]
+    bad = draw(
+        not_an_exact_int
+        if kind == "type"
+        else st.one_of(st.integers(vocab, vocab + 50), st.integers(-50, -1))
+    )
+    tokens[position] = bad
+    return naming(case, tokens=tokens, hit=[*case["hit"], position], named=bad)
+
+
+@st.composite
+def inject_too_long(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    extra = case["C"] + draw(st.integers(1, 3)) - len(case["tokens"])
+    return naming(case, tokens=[*case["tokens"], *([0] * extra)])
+
+
+@st.composite
+def inject_layer_feature(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """One layer's in_features made invalid (<= 0): that LinearPlan cannot be built."""
+    layers = [list(pair) for pair in case["layers"]]
+    bad = draw(st.integers(-5, 0))
+    layers[draw(st.integers(0, len(layers) - 1))][0] = bad
+    return naming(case, layers=layers, named=bad)
+
+
+@st.composite
+def inject_duplicate_name(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    names = list(case["names"])
+    i, j = draw(st.lists(st.integers(0, len(names) - 1), min_size=2, max_size=2, unique=True))
+    names[j] = names[i]
+    return naming(case, names=names, named=names[i])
+
+
+@st.composite
+def inject_width_mismatch(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """Layer j >= 1 takes more inputs than layer j - 1 gives (the parameter count only grows)."""
+    layers = [list(pair) for pair in case["layers"]]
+    j = draw(st.integers(1, len(layers) - 1))
+    layers[j][0] = max(layers[j][0], layers[j - 1][1]) + draw(st.integers(1, 3))
+    return naming(case, layers=layers)
+
+
+@st.composite
+def inject_init_result(
+    draw: st.DrawFn, case: dict[str, Any], calls: int, bad: st.SearchStrategy[Any]
+) -> dict[str, Any]:
+    """The initializer returns `bad` at one call index that no other fault holds."""
+    taken = [index for index, _ in case["bad_init"]]
+    value = draw(bad)
+    index = fresh_index(draw, calls, taken)
+    return naming(case, bad_init=[*case["bad_init"], [index, value]], named=value)
+
+
+@st.composite
+def inject_input(draw: st.DrawFn, case: dict[str, Any], kind: str) -> dict[str, Any]:
+    if kind == "type":
+        x = draw(not_a_matrix)
+        return naming(case, x=x, named=x)
+    return naming(case, x_width=case["widths"][0] + draw(st.integers(1, 3)))
+
+
+@st.composite
+def inject_alias(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """Two weight positions of one layer (not the replaced one) made one Value."""
+    widths = case["widths"]
+    layer = draw(st.integers(0, len(widths) - 2).filter(lambda k: k != case.get("replace")))
+    size = widths[layer] * widths[layer + 1]
+    a, b = draw(st.lists(st.integers(0, size - 1), min_size=2, max_size=2, unique=True))
+    return naming(case, alias=[layer, a, b])
+
+
+@st.composite
+def inject_replace(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    alias = case.get("alias")
+    layer = draw(st.integers(0, len(case["widths"]) - 2).filter(lambda k: alias is None or k != alias[0]))
+    return naming(case, replace=layer)
+
+
+@st.composite
+def inject_parameter_nan(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    widths = case["widths"]
+    layer = draw(st.integers(0, len(widths) - 2))
+    flat = draw(st.integers(0, widths[layer] * widths[layer + 1] - 1))
+    return naming(case, nan=[layer, flat, draw(non_finite_float)])
+
+
+def copy_inputs(case: dict[str, Any]) -> list[np.ndarray]:
+    return [np.array(item, copy=True) for item in case["inputs"]]
+
+
+@st.composite
+def inject_raw_operand(draw: st.DrawFn, case: dict[str, Any], kind: str) -> dict[str, Any]:
+    """One operand passed as raw data of its current shape: bool/complex (`dtype`) or with a nan/inf."""
+    inputs, raw = copy_inputs(case), list(case["raw"])
+    index = draw(st.integers(0, len(inputs) - 1))
+    shape = inputs[index].shape
+    if kind == "dtype":
+        inputs[index] = np.zeros(shape, dtype=draw(st.sampled_from([np.bool_, np.complex128])))
+    else:
+        taken = case.get("hit", [])
+        position = fresh_index(draw, inputs[index].size, taken if index == 0 else [])
+        inputs[index].flat[position] = draw(non_finite_float)
+    raw[index] = True
+    return naming(case, inputs=inputs, raw=raw)
+
+
+@st.composite
+def inject_namespace(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    strict = [False, False]
+    strict[draw(st.integers(0, 1))] = True
+    return naming(case, strict=strict)
+
+
+@st.composite
+def inject_broadcast(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """b's last axis becomes n + d (>= 3, != n, != 1): a (m, n) with n >= 2 cannot broadcast with it."""
+    inputs = copy_inputs(case)
+    n = inputs[0].shape[-1]
+    shape = (*inputs[1].shape[:-1], n + draw(st.integers(1, 2)))
+    inputs[1] = np.full(shape, 0.5)
+    return naming(case, inputs=inputs)
+
+
+@st.composite
+def inject_matmul_axis(draw: st.DrawFn, case: dict[str, Any], axis: str) -> dict[str, Any]:
+    """b's contracted axis (`inner`) or batch axis (`batch`) no longer matches a's."""
+    inputs = copy_inputs(case)
+    p, _, k = inputs[0].shape
+    q, kb, n = inputs[1].shape
+    if axis == "inner":
+        kb = k + draw(st.integers(1, 2))
+    else:
+        q = p + draw(st.integers(1, 2))
+    inputs[1] = np.full((q, kb, n), 0.5)
+    return naming(case, inputs=inputs)
+
+
+@st.composite
+def inject_domain(draw: st.DrawFn, case: dict[str, Any], op: str) -> dict[str, Any]:
+    """log: an element <= 0; exp: an element above log(float64 max)."""
+    inputs = copy_inputs(case)
+    position = fresh_index(draw, inputs[0].size, case["hit"])
+    inputs[0].flat[position] = draw(st.floats(-4, 0) if op == "log" else st.floats(710, 1e4))
+    return naming(case, op=op, inputs=inputs, hit=[*case["hit"], position])
+
+
+@st.composite
+def inject_upstream(draw: st.DrawFn, case: dict[str, Any], kind: str) -> dict[str, Any]:
+    """An upstream of another shape (`shape`), or a nan/inf in the upstream (`non-finite`)."""
+    out_shape = np.broadcast_shapes(*(np.shape(item) for item in case["inputs"]))
+    if kind == "shape":
+        other = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3).filter(lambda s: s != out_shape))
+        return naming(case, upstream=np.ones(other))
+    upstream = np.array(np.ones(out_shape) if case.get("upstream") is None else case["upstream"], copy=True)
+    upstream.flat[draw(st.integers(0, upstream.size - 1))] = draw(non_finite_float)
+    return naming(case, upstream=upstream)
+
+
+@st.composite
+def inject_non_scalar(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    shape = draw(non_scalar_shapes)
+    fresh = {key: value for key, value in case.items() if key != "upstream"}
+    return naming(fresh, inputs=[np.ones(shape), np.full(shape, 0.5)])
+
+
+def inject_no_grad(case: dict[str, Any]) -> dict[str, Any]:
+    return naming(case, requires_grad=False)

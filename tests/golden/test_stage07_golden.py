@@ -33,8 +33,24 @@ def planner_value(spec_row: SpecRow, where: dict[str, Any]) -> float:
         return InitSpec(gain=where["gain"]).variance(where["Cin"])
     if spec_row.id == "S07.init.variance-relu":
         return InitSpec(gain=where["gain"], role="relu").variance(where["Cin"])
-    assert spec_row.id == "S07.init.output-variance"
-    return float(where["Cin"] * InitSpec().variance(where["Cin"]) * where["var_x"])
+    raise AssertionError(f"{spec_row.id}: no planner value")
+
+
+OUTPUT_VARIANCE_ROWS = 4096  # output features: the sample of y_o whose variance is compared
+OUTPUT_VARIANCE_SEED = 11
+
+
+def forward_output_variance(where: dict[str, Any]) -> tuple[float, float]:
+    """s² of y_o over a real Linear forward: C_in inputs with mean(x²) = var_x, standard weights of
+    variance var_w (gain² = var_w·C_in), OUTPUT_VARIANCE_ROWS outputs; and the tolerance for that n."""
+    fan_in = where["Cin"]
+    amplitude = where["var_x"] ** 0.5
+    x = Matrix([[amplitude * (-1) ** i for i in range(fan_in)]])  # mean(x²) = var_x exactly
+    init = InitSpec("normal", (where["var_w"] * fan_in) ** 0.5, OUTPUT_VARIANCE_SEED)
+    layer = LinearPlan("probe", fan_in, OUTPUT_VARIANCE_ROWS, init=init).materialize()
+    outputs = layer.forward(x).data()[0]
+    target = fan_in * where["var_w"] * where["var_x"]
+    return sample_variance(outputs), tolerance("normal", target, OUTPUT_VARIANCE_ROWS, checks=1)
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="07", kind="formula")))
@@ -44,6 +60,10 @@ def test_formula_example(engine: Engine, spec_row: SpecRow, example: dict[str, A
     where = example["where"]
     symbols = {name: where[name] for name in spec_row["symbols"]}
     assert example["value"] == evaluate(spec_row["expr"], symbols)
+    if spec_row.id == "S07.init.output-variance":
+        observed, bound = forward_output_variance(where)
+        assert abs(observed - example["value"]) <= bound, f"s² = {observed}, tolerance {bound}"
+        return
     if spec_row.id not in MEASURE:
         assert example["value"] == planner_value(spec_row, where)
         return

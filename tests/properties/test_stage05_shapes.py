@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from contracts import CountingValue, EmbeddingPlan, Matrix, Value, Vector
 from contracts.engines import Engine
+from contracts.errors import ResourceBudgetError
 from contracts.spec import SpecRow, evaluate
 from tests import strategies as s
 from tests.probes import Attempt, CountingInitializer, assert_refused
@@ -32,6 +33,12 @@ def test_formula_equals_planner_and_executor(engine: Engine, spec_row: SpecRow, 
     }
 
 
+ENTRY_NAME = {
+    "add": "Vector.add",
+    "dot": "Vector.dot",
+    "matmul": "Matrix.matmul",
+    "embedding": "Embedding.forward",
+}
 COST_ROW = {
     "add": "S05.cost.vector-add",
     "dot": "S05.cost.dot",
@@ -61,6 +68,12 @@ def test_graph_budget_boundary(engine: Engine, case: dict[str, Any]) -> None:
     cost = spec_cost(case)
     run = operation(case)
     assert_refused(row("S05.fail.graph-budget"), Attempt(lambda: run(cost - 1)))
+    with pytest.raises(ResourceBudgetError) as raised:
+        run(cost - 1)
+    where = ENTRY_NAME[op_of(case)]
+    assert f"{where}: needs {cost} graph nodes, budget is {cost - 1} (cost must be <= budget)" == str(
+        raised.value
+    )
     counter = CountingValue.reset()
     run(cost)
     assert cost == counter.operations
@@ -74,6 +87,10 @@ def test_parameter_budget_boundary(engine: Engine, config: dict[str, int]) -> No
     needed = int(evaluate(row("S05.params.embedding")["expr"], config))
     refused = ATTEMPTS["S05.fail.parameter-budget"]({**config, "budget": needed - 1})
     assert_refused(row("S05.fail.parameter-budget"), refused)
+    with pytest.raises(ResourceBudgetError) as raised:
+        refused.action()
+    expected = f"EmbeddingPlan: needs {needed} parameters, budget is {needed - 1} (cost must be <= budget)"
+    assert expected == str(raised.value)
     initializer = CountingInitializer()
     EmbeddingPlan(config["V"], config["C"], config["D"], needed).materialize(initializer)
     assert needed == initializer.calls
@@ -220,3 +237,19 @@ def test_initializer_called_once_per_position(engine: Engine, config: dict[str, 
     assert sorted(expected) == sorted(calls)
     tables = {"token": embedding.token_weight.data(), "position": embedding.position_weight.data()}
     assert [initializer(*position) for position in expected] == [tables[t][r][c] for t, r, c in expected]
+
+
+SIZE_LABEL = {"V": "vocab_size V", "C": "context_length C", "D": "width D"}
+
+
+@pytest.mark.spec("S05.fail.config-type", "S05.fail.config-range")
+@given(case=st.one_of(s.bad_config(s.not_an_exact_int), s.bad_config(st.integers(-5, 0))))
+def test_a_config_error_names_the_broken_size(engine: Engine, case: dict[str, Any]) -> None:
+    """The message names the size (V, C or D) that the drawn case broke, and its value."""
+    require(engine, "embedding")
+    (field,) = [name for name in SIZE_LABEL if case[name] is case["bad"]]
+    with pytest.raises((TypeError, ValueError)) as raised:
+        ATTEMPTS["S05.fail.config-type"](case).action()
+    message = str(raised.value)
+    assert message.startswith(f"EmbeddingPlan: {SIZE_LABEL[field]} must be "), message
+    assert f"got {case['bad']!r}" in message

@@ -361,7 +361,9 @@ def test_linear_storage_of_the_wrong_type_is_refused() -> None:
         layer.forward(x)
 
 
-@pytest.mark.spec("S07.gradient.linear-dot", "S07.rule.optimizer-update")
+# marker audit (issue 10): this proves the forward's values with a bias, not a gradient nor an update
+# between forwards, so it is bound to the weight layout rule only
+@pytest.mark.spec("S07.rule.weight-layout")
 def test_linear_forward_with_bias_adds_each_output_its_own_bias() -> None:
     """y[t, o] = sum_i x[t, i] W[o, i] + b[o], over T = 2 tokens."""
     layer = LinearPlan("fc1", 2, 2, True).materialize(lambda _, o, i: float(1 + o + 2 * i))
@@ -842,7 +844,8 @@ options:
 """
 
 
-@pytest.mark.spec("S07.cost.mlp", "S07.params.mlp")
+# marker audit (issue 10): a layout test with a hand-written table; the numbers are proven against the
+# spec by tests/golden/test_stage07_golden.py::test_plan_command_prints_the_seed_numbers, so no row marker
 def test_plan_command_layout(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The table's exact layout (bias on, T defaults to 1), the help text and the usage errors."""
     assert 0 == plan_main(["--widths", "2,3,1", "--bias"])

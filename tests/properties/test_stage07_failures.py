@@ -52,6 +52,35 @@ def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> 
     assert_refused(spec_row, ATTEMPTS[spec_row.id](case))
 
 
+# the words a plan-error message uses for each LinearPlan / InitSpec argument
+FIELD_LABEL = {
+    "name": "name",
+    "in_features": "in_features C_in",
+    "out_features": "out_features C_out",
+    "use_bias": "use_bias",
+    "init": "init",
+    "gain": "gain",
+    "seed": "seed",
+    "distribution": "distribution",
+    "role": "role",
+}
+
+
+@pytest.mark.spec("S07.fail.invalid-plan", "S07.fail.plan-type")
+@given(data=st.data())
+def test_a_plan_error_names_the_broken_field(engine: Engine, data: st.DataObject) -> None:
+    """The message names the one argument the drawn case broke, and where (LinearPlan or InitSpec)."""
+    require(engine, "linear")
+    case = data.draw(st.one_of(s.invalid_plan_values(), s.plan_type_values()))
+    (field,) = case
+    with pytest.raises((TypeError, ValueError)) as raised:
+        ATTEMPTS["S07.fail.plan-type"](case).action()
+    owner = "InitSpec" if field in ("gain", "seed", "distribution", "role") else "LinearPlan"
+    where, _, rest = str(raised.value).partition(": ")
+    assert owner == where.split(" ")[0]
+    assert rest.startswith(f"{FIELD_LABEL[field]} must be "), rest
+
+
 @pytest.mark.spec("S07.fail.parameter-renamed")
 @given(case=s.renamed_layer())
 def test_a_rename_is_refused_naming_the_sealed_layer(engine: Engine, case: dict[str, Any]) -> None:

@@ -1,17 +1,33 @@
 """Stage 07 properties: InitSpec targets, determinism and the statistics of its draws.
 
-Statistical checks. Each check compares the sample variance s² of n = 4096 draws with its target
-σ². The tolerance is z·sd(s²), where Var(s²) = 2σ⁴/(n-1) for normal draws and
-μ4/n - σ⁴(n-3)/(n(n-1)) with μ4 = 9σ⁴/5 for uniform draws. z = Φ⁻¹(1 - α/(2m)) for the whole
-family of m checks in this module (Bonferroni), with α = 1e-6, plus a Cornish-Fisher term
-(z² - 1)·γ/6 for the skewness γ of s² (chi-square-like right tail). So the probability that any
-check in this module fails for a correct initializer is at most about 1e-6, under the normal
-approximation of s², which is accurate at n = 4096. The seeds are fixed, so each run is
-deterministic.
+Statistical checks. Each check compares the sample variance s² of n draws with its target σ². The
+tolerance is z·sd(s²), where Var(s²) = 2σ⁴/(n-1) for normal draws and μ4/n - σ⁴(n-3)/(n(n-1)) with
+μ4 = 9σ⁴/5 for uniform draws. z = Φ⁻¹(1 - α/(2m)) for the whole family of m checks in this module
+(Bonferroni), with α = 1e-6, plus a Cornish-Fisher term (z² - 1)·γ/6 for the skewness γ of s²
+(chi-square-like right tail). So the probability that any check in this module fails for a correct
+initializer is at most about 1e-6, under the normal approximation of s². The seeds are fixed, so each
+run is deterministic.
+
+Power (issue 10). The checks must also catch a 5 % scale error in the drawn weights (W·(1 ± 0.05), so
+σ₁² = (1 ± 0.05)²σ², a variance shift of +10.25 % or -9.75 %) with probability >= 0.99. Under the same
+normal approximation, s² of the wrong initializer is N(σ₁², Var(s²; σ₁², n)), and a check rejects it
+with probability >= Φ((|σ₁² - σ²| - t(n)) / sd(s²; σ₁², n)), where t(n) is the tolerance above. That
+is >= 0.99 when |σ₁² - σ²| >= t(n) + z₀.₉₉·sd₁, i.e. for normal draws (t ≈ z·σ²·sqrt(2/n))
+    sqrt(n) >= sqrt(2)·(z + 1.1025·z₀.₉₉) / 0.1025 ≈ sqrt(2)·(5.5 + 1.1025·2.326) / 0.1025 ≈ 112,
+so n >= about 12,600 (uniform draws need fewer: Var(s²) ≈ 0.8σ⁴/n). Solved exactly: normal 12,684
+(+5 %) and 12,469 (-5 %), uniform 4,980 and 4,889; the former n = 4096 caught a normal +5 % error with
+probability 0.17 only. `required_samples` solves the
+exact inequality (with the Cornish-Fisher term) for both distributions and both signs of the error;
+the module draws SAMPLES = 64·256 = 16,384 weights per check (C_in stays the seed's 64: a (256, 64)
+weight), and test_samples_give_the_required_power asserts that this is enough.
+test_a_five_percent_scale_error_is_rejected plants the error (a scaled initializer) and asserts
+every check rejects it.
 """
 
 from __future__ import annotations
 
+import math
+from statistics import NormalDist
 from typing import Any
 
 import pytest
@@ -20,19 +36,22 @@ from hypothesis import strategies as st
 
 from contracts import Matrix
 from contracts.engines import Engine
-from contracts.init import InitSpec
+from contracts.init import Initializer, InitSpec
 from contracts.linear import LinearPlan
 from contracts.model import ModelPlan
 from contracts.spec import SpecRow, evaluate
 from tests import strategies as s
 from tests.spec_rows import params, require, rows
-from tests.stage07_cases import sample_variance, spec_value, tolerance
+from tests.stage07_cases import sample_variance, spec_value, tolerance, variance_of_sample_variance
 
 VARIANCE_ROW = {"standard": "S07.init.variance-standard", "relu": "S07.init.variance-relu"}
 ROLE_OF = {row_id: role for role, row_id in VARIANCE_ROW.items()}
 
-FAN_IN = 64  # the seed's C_in; a (64, 64) weight holds its 4096 samples
-SAMPLES = FAN_IN * FAN_IN
+FAN_IN = 64  # the seed's C_in
+OUT_ROWS = 256  # a (256, 64) weight holds SAMPLES draws of one C_in = 64 layer
+SAMPLES = FAN_IN * OUT_ROWS
+SCALE_ERROR = 0.05  # a 5 % error in the weights' scale must be caught ...
+POWER = 0.99  # ... with at least this probability per check
 SEEDS_AND_GAINS = ((3, 1.0), (17, 1.0), (2024, 1.5), (31337, 0.5), (99991, 2.0))
 DISTRIBUTIONS = ("normal", "uniform")
 OUTPUT_SEEDS = (5, 77, 4242)
@@ -63,12 +82,78 @@ def test_sample_variance_is_within_the_statistical_tolerance(
     for seed, gain in SEEDS_AND_GAINS:
         target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=FAN_IN))
         init = InitSpec(distribution, gain, seed, role)
-        layer = LinearPlan("probe", FAN_IN, FAN_IN, init=init).materialize()
-        observed = sample_variance([v.data for v in layer.weight.values()])
+        observed = drawn_variance(init)
         bound = tolerance(distribution, target, SAMPLES, CHECKS, FALSE_FAILURE)
         assert abs(observed - target) <= bound, (
             f"seed {seed}, gain {gain}: s² = {observed}, target {target}, tolerance {bound}"
         )
+
+
+def drawn_variance(init: InitSpec, initializer: Initializer | None = None) -> float:
+    """s² of the SAMPLES weights a (OUT_ROWS, FAN_IN) layer materializes."""
+    layer = LinearPlan("probe", FAN_IN, OUT_ROWS, init=init).materialize(initializer)
+    return sample_variance([v.data for v in layer.weight.values()])
+
+
+def rejection_probability(distribution: str, scale: float, n: int) -> float:
+    """P(|s² - σ²| > t(n)) for weights scaled by `scale`, under the normal approximation of s²."""
+    target = 1.0  # the ratio is scale-free: take σ² = 1
+    wrong = scale * scale * target
+    bound = tolerance(distribution, target, n, CHECKS, FALSE_FAILURE)
+    spread = math.sqrt(variance_of_sample_variance(distribution, wrong, n))
+    normal = NormalDist(wrong, spread)
+    return normal.cdf(target - bound) + 1.0 - normal.cdf(target + bound)
+
+
+def required_samples(distribution: str, scale: float) -> int:
+    """The smallest n whose check rejects weights scaled by `scale` with probability >= POWER."""
+    low, high = 2, 2
+    while rejection_probability(distribution, scale, high) < POWER:
+        low, high = high, 2 * high
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (
+            (middle, high) if rejection_probability(distribution, scale, middle) < POWER else (low, middle)
+        )
+    return high
+
+
+@pytest.mark.spec("S07.rule.init-statistical")
+@pytest.mark.parametrize("scale", [1.0 + SCALE_ERROR, 1.0 - SCALE_ERROR])
+@pytest.mark.parametrize("distribution", DISTRIBUTIONS)
+def test_samples_give_the_required_power(engine: Engine, distribution: str, scale: float) -> None:
+    """SAMPLES draws are enough to reject a 5 % scale error with probability >= 0.99 at the same z."""
+    require(engine, "linear")
+    needed = required_samples(distribution, scale)
+    assert needed <= SAMPLES, f"{distribution}, scale {scale}: needs n >= {needed}, draws {SAMPLES}"
+    assert POWER <= rejection_probability(distribution, scale, SAMPLES)
+    assert POWER > rejection_probability(distribution, scale, needed - 1)
+
+
+@pytest.mark.spec("S07.rule.init-statistical")
+@pytest.mark.parametrize("scale", [1.0 + SCALE_ERROR, 1.0 - SCALE_ERROR])
+@pytest.mark.parametrize("distribution", DISTRIBUTIONS)
+@pytest.mark.parametrize("role", sorted(VARIANCE_ROW))
+def test_a_five_percent_scale_error_is_rejected(
+    engine: Engine, role: str, distribution: str, scale: float
+) -> None:
+    """A planted error (every drawn weight scaled by 1 ± 5 %) puts s² outside the tolerance."""
+    require(engine, "linear")
+    seed, gain = SEEDS_AND_GAINS[0]
+    init = InitSpec(distribution, gain, seed, role)
+    correct = init.initializer(FAN_IN)
+
+    def scaled(tensor: str, row: int, col: int) -> float:
+        value = correct(tensor, row, col)
+        assert isinstance(value, float)
+        return scale * value
+
+    target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=FAN_IN))
+    bound = tolerance(distribution, target, SAMPLES, CHECKS, FALSE_FAILURE)
+    observed = drawn_variance(init, scaled)
+    assert abs(observed - target) > bound, (
+        f"scale {scale}: s² = {observed}, target {target}, tolerance {bound}"
+    )
 
 
 @pytest.mark.spec("S07.init.output-variance", "S07.rule.init-statistical")

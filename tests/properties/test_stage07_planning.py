@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from contracts import CountingValue, Matrix, Value, Vector
 from contracts.engines import Engine
-from contracts.errors import ParameterIdentityError
+from contracts.errors import ParameterIdentityError, ResourceBudgetError
 from contracts.init import InitSpec
 from contracts.linear import LinearPlan
 from contracts.model import ModelPlan
@@ -114,6 +114,12 @@ def test_graph_budget_boundary(engine: Engine, case: dict[str, Any], single: boo
     cost = spec_model_cost(used, tokens, case["use_bias"])
     refused = ATTEMPTS["S07.fail.graph-budget"]({**case, "budget": cost - 1, "single": single})
     assert_refused(row("S07.fail.graph-budget"), refused)
+    with pytest.raises(ResourceBudgetError) as raised:
+        refused.action()
+    where = "Linear.forward" if single else "MLP.forward"
+    assert f"{where}: needs {cost} graph nodes, budget is {cost - 1} (cost must be <= budget)" == str(
+        raised.value
+    )
     model = counted_model(case)
     module = model.layers[0] if single else model
     counter = CountingValue.reset()
@@ -130,6 +136,12 @@ def test_parameter_budget_boundary(engine: Engine, case: dict[str, Any], single:
     needed = spec_model_parameters(widths, case["use_bias"])
     attempt = ATTEMPTS["S07.fail.parameter-budget"]({**case, "budget": needed - 1, "single": single})
     assert_refused(row("S07.fail.parameter-budget"), attempt)
+    with pytest.raises(ResourceBudgetError) as raised:
+        attempt.action()
+    where = "LinearPlan 'fc1'.materialize" if single else "ModelPlan"
+    assert f"{where}: needs {needed} parameters, budget is {needed - 1} (cost must be <= budget)" == str(
+        raised.value
+    )
     initializer = CountingInitializer()
     counter = CountingValue.reset()
     if single:

@@ -266,3 +266,7 @@ def check_references(rows: list[SpecRow]) -> None:
         for target in row.get("enforced_by", ()):
             if target not in seen:
                 raise spec_error(f"{row.file}: row {row.id!r}: enforced_by names unknown row {target!r}")
+        named = [*row.get("order", ()), *(target for pair in row.get("unordered", ()) for target in pair)]
+        for target in named:
+            if target not in seen:
+                raise spec_error(f"{row.file}: row {row.id!r}: order names unknown row {target!r}")
