@@ -16,6 +16,7 @@ from typing import Protocol
 
 from contracts.checks import within_budget
 from contracts.errors import ParameterIdentityError, ShapeError
+from contracts.frozen import refuse_changes
 from contracts.seal import VALUE, ParameterRef, ParameterState, check_finite
 from contracts.shapes import Matrix, require_matrix
 from contracts.value import Value
@@ -53,6 +54,10 @@ class ModelForwardPlan:
 
     def output_shape(self) -> tuple[int, int]:
         return self.steps[-1].output_shape
+
+
+refuse_changes(ForwardStep)
+refuse_changes(ModelForwardPlan)
 
 
 class Guarded(Protocol):
