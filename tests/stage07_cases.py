@@ -132,6 +132,8 @@ class BrokenMLP(MLP):
 
     def __init__(self, plan: ModelPlan, layers: Sequence[Linear], fault: str, layer: int) -> None:
         super().__init__(plan, layers)
+        self.fault: str
+        self.target: int
         set_fields(self, fault=fault, target=layer)  # an MLP is frozen after construction
 
     def execute(self, rows: tuple[tuple[Value, ...], ...]) -> tuple[tuple[Value, ...], ...]:
