@@ -34,6 +34,14 @@ def constructor_attempt(case: Case) -> Attempt:
     return Attempt(lambda: Matrix(case["rows"], CountingValue), offending=offending(case))
 
 
+def range_attempt(case: Case) -> Attempt:
+    """A spec example's elements with 10**power appended (TOML has no such int); a draw as it is."""
+    if "power" not in case:
+        return constructor_attempt(case)
+    big = 10 ** case["power"]
+    return constructor_attempt({"elements": [*case["elements"], big], "bad": big})
+
+
 def plan_attempt(case: Case) -> Attempt:
     initializer = CountingInitializer()
     budget = case.get("budget")
@@ -132,6 +140,7 @@ ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
     "S05.fail.operand-type": operand_attempt,
     "S05.fail.element-type": constructor_attempt,
     "S05.fail.element-nonfinite": constructor_attempt,
+    "S05.fail.element-range": range_attempt,
     "S05.fail.empty-dimension": constructor_attempt,
     "S05.fail.vector-length": relation_attempt,
     "S05.fail.matmul-dim": relation_attempt,

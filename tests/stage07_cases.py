@@ -150,6 +150,8 @@ class BrokenMLP(MLP):
             layer.weight = Matrix.trusted(Matrix(layer.weight.data()).rows)
         elif self.fault == "drop-column":
             out = tuple(r[:-1] for r in out)
+        elif self.fault == "ragged-row":
+            out = (*out[:-1], out[-1][:-1])  # the last row one element short: the first row looks right
         elif self.fault == "drop-row":
             out = out[:-1]
         elif self.fault == "extra-row":

@@ -364,7 +364,7 @@ mlp_widths = st.lists(layer_width, min_size=2, max_size=4)  # 1 to 3 Linear laye
 deep_widths = st.lists(layer_width, min_size=3, max_size=4)  # at least one ReLU
 token_count = st.integers(1, 3)
 WEIGHT_FAULTS = ("mutate-data", "mutate-grad", "replace-storage", "replace-rows")
-SHAPE_FAULTS = ("drop-column", "drop-row", "extra-row")
+SHAPE_FAULTS = ("drop-column", "drop-row", "extra-row", "ragged-row")
 STORAGE_MODES = ("matrix", "rows", "element", "bias", "list", "reorder")
 
 
@@ -594,3 +594,83 @@ def initializer_failure(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[st
 
 
 budget_of_wrong_type = st.sampled_from([True, False, 3.0, "4", None, 2.5])
+
+
+# ---------------------------------------------------------------- issue 10, classes 3 and 5 (immut helper)
+
+FLOAT_MAX = 1.7976931348623157e308
+# ints whose float would be inf: 10**309 and beyond, either sign
+int_beyond_float_range = st.builds(
+    lambda power, sign: sign * 10**power, st.integers(309, 420), st.sampled_from([1, -1])
+)
+huge = st.floats(1e300, FLOAT_MAX)
+# below 1/FLOAT_MAX: 1/x overflows (subnormals included)
+tiny = st.floats(5e-324, 5e-309, exclude_min=False)
+
+
+@st.composite
+def overflowing_operation(draw: st.DrawFn) -> dict[str, Any]:
+    """A Value operation over finite operands whose result or local derivative overflows float64."""
+    sign = draw(st.sampled_from([1.0, -1.0]))
+    kind = draw(st.sampled_from(["sum", "product", "quotient", "log"]))
+    if kind == "sum":
+        a, b = sign * draw(huge.filter(lambda x: x >= 9e307)), sign * draw(st.floats(9e307, FLOAT_MAX))
+        op = draw(st.sampled_from(["add", "radd"]))
+        return {"op": op, "a": a, "b": b}
+    if kind == "product":
+        a, b = sign * draw(st.floats(1e155, FLOAT_MAX)), draw(st.floats(1e155, FLOAT_MAX))
+        return {"op": draw(st.sampled_from(["mul", "rmul"])), "a": a, "b": b}
+    if kind == "quotient":
+        op = draw(st.sampled_from(["div", "rdiv"]))
+        return {"op": op, "a": sign * draw(st.floats(1.0, 1e6)), "b": draw(tiny)}
+    return {"op": "log", "a": draw(tiny)}
+
+
+# log(a) * scale with a tiny: d/da = scale / a overflows while log(a) * scale stays finite
+overflowing_gradient = st.builds(
+    lambda a, scale: {"a": a, "scale": scale},
+    st.floats(1e-300, 1e-295),
+    st.floats(1e15, 1e100) | st.floats(-1e100, -1e15),
+)
+non_finite_number_operand = st.one_of(
+    st.builds(
+        lambda x, op: {"op": op, "x": x}, non_finite_float, st.sampled_from(["leaf", "add", "mul", "div"])
+    ),
+    st.builds(
+        lambda p, op: {"op": op, "power": p}, st.integers(309, 400), st.sampled_from(["leaf", "add", "mul"])
+    ),
+)
+
+
+@st.composite
+def tensor_result_overflow(draw: st.DrawFn) -> dict[str, Any]:
+    """Finite operands of add, multiply or matmul whose result has at least one inf element."""
+    op = draw(st.sampled_from(["add", "multiply", "matmul"]))
+    n = draw(st.integers(1, 3))
+    big = draw(st.floats(1e200, FLOAT_MAX))
+    if op == "add":
+        a = [draw(st.floats(-1, 1)) for _ in range(n)]
+        index = draw(st.integers(0, n - 1))
+        a[index] = FLOAT_MAX
+        return {"op": op, "inputs": [np.asarray(a), np.full(n, max(big, 1e300))]}
+    if op == "multiply":
+        return {"op": op, "inputs": [np.full(n, big), np.full(n, draw(st.floats(1e200, 1e300)))]}
+    return {"op": op, "inputs": [np.full((1, n), big), np.full((n, 1), draw(st.floats(1e200, 1e300)))]}
+
+
+tensor_gradient_overflow = st.one_of(
+    st.builds(
+        lambda x, n: {"op": "log", "inputs": [np.full(n, x)], "upstream": np.ones(n)},
+        tiny,
+        st.integers(1, 3),
+    ),
+    st.builds(
+        lambda a, g: {
+            "op": "multiply",
+            "inputs": [np.full(1, a), np.full(1, 1e-200)],
+            "upstream": np.full(1, g),
+        },
+        st.floats(1e200, 1e300),
+        st.floats(1e200, 1e300),
+    ),
+)

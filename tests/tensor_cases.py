@@ -182,6 +182,8 @@ FAILURES: dict[str, tuple[str | None, Callable[[Engine], Callable[[Case], Attemp
     "T.fail.non-finite": (None, lambda _engine: constructor_attempt),
     "T.fail.namespace-mix": (None, lambda _engine: namespace_attempt),
     "T.fail.no-grad": (None, lambda _engine: no_grad_attempt),
+    "T.fail.result-overflow": (None, engine_attempt),
+    "T.fail.gradient-overflow": (None, engine_attempt),
 }
 
 

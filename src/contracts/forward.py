@@ -135,8 +135,16 @@ def postcondition(
             f"{(state.data[changed], state.grads[changed])} -> {now}; a forward must leave "
             "parameter data and grad unchanged"
         )
-    actual = (len(rows), len(rows[0]) if rows else 0)
-    if actual != plan.output_shape():
+    planned = plan.output_shape()
+    widths = sorted(set(map(len, rows)))  # every row's width, not only the first's (a ragged output)
+    if len(rows) != planned[0] or widths != [planned[1]]:
         raise ShapeError(
-            f"{where} postcondition: output shape {actual} must equal the planned {plan.output_shape()}"
+            f"{where} postcondition: output shape {output_shape(rows, widths)} must equal the planned {planned}"
         )
+
+
+def output_shape(rows: Rows, widths: list[int]) -> str:
+    """(T, C) for a rectangular output; (T, ragged widths [...]) when its rows differ in width."""
+    if len(widths) > 1:
+        return f"({len(rows)}, ragged widths {widths})"
+    return str((len(rows), widths[0] if widths else 0))

@@ -46,6 +46,8 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "T.fail.matmul-scalar": s.matmul_scalar_operand(),
     "T.fail.log-domain": s.log_domain_violation.map(op_case("log")),
     "T.fail.exp-overflow": s.exp_overflow.map(op_case("exp")),
+    "T.fail.result-overflow": s.tensor_result_overflow(),
+    "T.fail.gradient-overflow": s.tensor_gradient_overflow,
     "T.fail.backward-nonscalar": st.builds(
         lambda op, shape: {"op": op, "inputs": [np.ones(shape), np.ones(shape)]},
         st.sampled_from(s.ELEMENTWISE_BINARY),
