@@ -138,9 +138,8 @@ def postcondition(
     planned = plan.output_shape()
     widths = sorted(set(map(len, rows)))  # every row's width, not only the first's (a ragged output)
     if len(rows) != planned[0] or widths != [planned[1]]:
-        raise ShapeError(
-            f"{where} postcondition: output shape {output_shape(rows, widths)} must equal the planned {planned}"
-        )
+        shape = output_shape(rows, widths)
+        raise ShapeError(f"{where} postcondition: output shape {shape} must equal the planned {planned}")
 
 
 def output_shape(rows: Rows, widths: list[int]) -> str:
