@@ -674,3 +674,9 @@ tensor_gradient_overflow = st.one_of(
         st.floats(1e200, 1e300),
     ),
 )
+not_a_value_type = st.fixed_dictionaries(
+    {
+        "target": st.sampled_from(["Vector", "Matrix", "EmbeddingPlan"]),
+        "value_type": st.sampled_from(["int", "float", "str", "None", "a Value", "object"]),
+    }
+)

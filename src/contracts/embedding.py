@@ -18,7 +18,7 @@ from contracts.checks import (
 )
 from contracts.errors import ShapeError
 from contracts.frozen import Frozen, set_fields
-from contracts.shapes import Matrix, require_matrix
+from contracts.shapes import Matrix, checked_value_type, require_matrix
 from contracts.value import Value
 
 # (table name, row, column) -> initial value; called once per logical parameter.
@@ -69,12 +69,13 @@ class EmbeddingPlan(Frozen):
 
     def materialize(self, initializer: Initializer, value_type: type[Value] = Value) -> Embedding:
         """Call the initializer for every parameter, check every result, then create Values."""
+        kind = checked_value_type(value_type, "EmbeddingPlan.materialize")
         token = self._draw("token", self.token_shape(), initializer)
         position = self._draw("position", self.position_shape(), initializer)
         return Embedding(
             self,
-            Matrix.trusted(tuple(tuple(value_type(x) for x in row) for row in token)),
-            Matrix.trusted(tuple(tuple(value_type(x) for x in row) for row in position)),
+            Matrix.trusted(tuple(tuple(kind(x) for x in row) for row in token)),
+            Matrix.trusted(tuple(tuple(kind(x) for x in row) for row in position)),
         )
 
     @staticmethod

@@ -16,7 +16,7 @@ from contracts.forward import ForwardStep, ModelForwardPlan, Rows, guarded_forwa
 from contracts.frozen import Frozen, set_fields
 from contracts.init import Initializer, InitSpec, checked_init_value
 from contracts.seal import ParameterRef, ParameterSeal
-from contracts.shapes import Matrix, Vector, require_matrix, require_vector, trusted_dot
+from contracts.shapes import Matrix, Vector, checked_value_type, require_matrix, require_vector, trusted_dot
 from contracts.value import Value
 
 RawWeights = list[list[object]]
@@ -30,12 +30,6 @@ def checked_name(name: object, where: str, what: str) -> str:
     if not name.strip():
         raise ValueError(f"{where}: {what} must be a non-blank str, got {name!r}")
     return name
-
-
-def checked_value_type(value_type: object, where: str) -> type[Value]:
-    if not (isinstance(value_type, type) and issubclass(value_type, Value)):
-        fail_type(where, "value_type", "Value or a subclass", value_type)
-    return value_type
 
 
 def qualified(scope: str, name: str) -> str:

@@ -19,9 +19,9 @@ from contracts.errors import ParameterIdentityError, ShapeError
 from contracts.forward import ForwardStep, ModelForwardPlan, Rows, guarded_forward
 from contracts.frozen import Frozen, set_fields
 from contracts.init import Initializer, InitSpec
-from contracts.linear import Linear, LinearPlan, LinearStorage, checked_name, checked_value_type
+from contracts.linear import Linear, LinearPlan, LinearStorage, checked_name
 from contracts.seal import ParameterRef, ParameterSeal, check_distinct
-from contracts.shapes import Matrix
+from contracts.shapes import Matrix, checked_value_type
 from contracts.value import Value
 
 

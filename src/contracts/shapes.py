@@ -36,6 +36,13 @@ def checked_elements(elements: object, where: str) -> tuple[Value | float, ...]:
     return items
 
 
+def checked_value_type(value_type: object, where: str) -> type[Value]:
+    """The type every new element becomes: Value or a subclass (an int or str type would make no graph)."""
+    if not (isinstance(value_type, type) and issubclass(value_type, Value)):
+        fail_type(where, "value_type", "Value or a subclass", value_type)
+    return value_type
+
+
 def materialize(items: tuple[Value | float, ...], value_type: type[Value]) -> tuple[Value, ...]:
     """Runs only after every element of the object has been checked: no partial creation."""
     return tuple(item if isinstance(item, Value) else value_type(item) for item in items)
@@ -60,7 +67,8 @@ class Vector(Frozen):
 
     def __init__(self, elements: Iterable[Element], value_type: type[Value] = Value) -> None:
         self.values: tuple[Value, ...]
-        set_fields(self, values=materialize(checked_elements(elements, "Vector"), value_type))
+        kind = checked_value_type(value_type, "Vector")
+        set_fields(self, values=materialize(checked_elements(elements, "Vector"), kind))
 
     @classmethod
     def trusted(cls, values: tuple[Value, ...]) -> Vector:
@@ -133,7 +141,7 @@ class Matrix(Frozen):
 
     def __init__(self, rows: Iterable[Iterable[Element]], value_type: type[Value] = Value) -> None:
         self.rows: tuple[tuple[Value, ...], ...]
-        set_fields(self, rows=checked_rows(rows, value_type))
+        set_fields(self, rows=checked_rows(rows, checked_value_type(value_type, "Matrix")))
 
     @classmethod
     def trusted(cls, rows: tuple[tuple[Value, ...], ...]) -> Matrix:
