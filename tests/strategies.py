@@ -680,3 +680,14 @@ not_a_value_type = st.fixed_dictionaries(
         "value_type": st.sampled_from(["int", "float", "str", "None", "a Value", "object"]),
     }
 )
+# anything a caller might assign to an attribute of a validated object
+assigned_value = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-3, 10**20),
+    st.floats(allow_nan=True),
+    st.text(max_size=3),
+    st.tuples(),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.builds(Value, st.floats(-1, 1)),
+)
