@@ -691,3 +691,23 @@ assigned_value = st.one_of(
     st.lists(st.integers(0, 3), max_size=2),
     st.builds(Value, st.floats(-1, 1)),
 )
+
+
+@st.composite
+def bool_among_numbers(draw: st.DrawFn) -> dict[str, Any]:
+    """Nested Python data of ints and floats with at least one bool (Python's or numpy's) among them."""
+    rows, cols = draw(st.integers(1, 3)), draw(st.integers(2, 3))
+    number = st.one_of(st.integers(-5, 5), st.floats(-5, 5))
+    data: list[list[Any]] = [[draw(number) for _ in range(cols)] for _ in range(rows)]
+    flag = draw(st.sampled_from([True, False, np.bool_(True), np.bool_(False)]))
+    data[0][draw(st.integers(0, cols - 1))] = flag  # row 0: a flat draw keeps it
+    return {"data": data if draw(st.booleans()) else data[0]}
+
+
+@st.composite
+def int_beyond_range_in_data(draw: st.DrawFn) -> dict[str, Any]:
+    """A flat list of floats with one int beyond float64's range (either sign)."""
+    data: list[Any] = draw(st.lists(st.floats(-5, 5), min_size=0, max_size=3))
+    big = draw(int_beyond_float_range)
+    data.insert(draw(st.integers(0, len(data))), big)
+    return {"data": data, "bad": big}

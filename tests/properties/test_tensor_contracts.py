@@ -47,6 +47,8 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "T.fail.log-domain": s.log_domain_violation.map(op_case("log")),
     "T.fail.exp-overflow": s.exp_overflow.map(op_case("exp")),
     "T.fail.result-overflow": s.tensor_result_overflow(),
+    "T.fail.bool-element": s.bool_among_numbers(),
+    "T.fail.element-range": s.int_beyond_range_in_data(),
     "T.fail.gradient-overflow": s.tensor_gradient_overflow,
     "T.fail.backward-nonscalar": st.builds(
         lambda op, shape: {"op": op, "inputs": [np.ones(shape), np.ones(shape)]},

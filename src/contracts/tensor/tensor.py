@@ -67,8 +67,42 @@ def reset_node_counter() -> NodeCounter:
     return COUNTER[0]
 
 
+def python_elements(data: object) -> list[object]:
+    """The scalars of Python data (an int, or nested lists and tuples), in order."""
+    found: list[object] = []
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+        else:
+            found.append(item)
+    return found
+
+
+def check_python_elements(data: object, where: str) -> None:
+    """What converting Python data would hide: a bool among numbers (it would become 1.0 or 0.0) and an
+    int beyond float64's range (a bare OverflowError, or an object array). Arrays never come here."""
+    if not isinstance(data, list | tuple | int):
+        return
+    items = python_elements(data)
+    bools = [item for item in items if isinstance(item, bool | np.bool_)]
+    if bools and len(bools) < len(items):
+        raise TypeError(
+            f"{where}: data must be real numbers (int or float, bool and complex rejected), got "
+            f"{bools[0]!r} ({type(bools[0]).__name__}) among numbers"
+        )
+    for item in items:
+        if isinstance(item, int) and not -FLOAT64_INT_LIMIT < item < FLOAT64_INT_LIMIT:
+            raise ValueError(f"{where}: data must be finite, got {item!r} (beyond float64 range)")
+
+
+FLOAT64_INT_LIMIT = 2**1024 - 2**970  # the ints from here on round to inf as float64
+
+
 def to_float64(xp: Any, data: object, where: str) -> Any:
     """data as a float64 array of xp: real numbers only (bool and complex refused), all finite."""
+    check_python_elements(data, where)
     array = xp.asarray(data)
     if not (xp.isdtype(array.dtype, "integral") or xp.isdtype(array.dtype, "real floating")):
         raise TypeError(
