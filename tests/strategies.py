@@ -711,3 +711,12 @@ def int_beyond_range_in_data(draw: st.DrawFn) -> dict[str, Any]:
     big = draw(int_beyond_float_range)
     data.insert(draw(st.integers(0, len(data))), big)
     return {"data": data, "bad": big}
+
+
+# float64's edges and ordinary values, both signs: max, the smallest subnormal, 1/max's neighbourhood
+edge_floats = st.one_of(
+    st.sampled_from([FLOAT_MAX, 1e308, 1e200, 1e154, 1.0, 0.5, 1e-308, 5e-309, 5e-324]).flatmap(
+        lambda x: st.sampled_from([x, -x])
+    ),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
