@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -36,7 +37,7 @@ def test_tensor_finite_example(engine: Engine, spec_row: SpecRow, example: dict[
     """multiply(1e200, 1e200) is refused before its node; log(5e-324)'s backward before any .grad."""
     require(engine, "tensor.api", spec_row.id)
     leaves = [Tensor(data, requires_grad=True) for data in example["inputs"]]
-    ops = {"multiply": multiply, "log": log}
+    ops: dict[str, Callable[..., Tensor]] = {"multiply": multiply, "log": log}
     counter = reset_node_counter()
     if example["refused"] == "forward":
         with pytest.raises(OverflowError, match=r"^multiply: every result element must be finite"):

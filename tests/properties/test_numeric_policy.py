@@ -10,7 +10,7 @@ import math
 import operator
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pytest
@@ -143,16 +143,16 @@ def test_subclasses_and_numpy_scalars_enter_as_the_float_that_was_checked(
     """A number is converted once (float()) and that float is what is checked and stored: lying
     subclasses and numpy scalars become exact floats, so no later comparison meets the subclass."""
     require(engine, "scalar.value-api", "S03.rule.finite")
-    values = [Value(LyingFloat(x)), Value(LyingInt(n)), Value(np.float64(x)), Value(np.int64(n))]
+    values = [Value(LyingFloat(x)), Value(LyingInt(n)), Value(np.float64(x)), Value(cast(Any, np.int64(n)))]
     assert [(float, 1.0), (float, 2.0), (float, x), (float, float(n))] == [
         (type(v.data), v.data) for v in values
     ]
-    vector = Vector([LyingFloat(x), np.float32(0.5), LyingInt(n)])
+    vector = Vector([LyingFloat(x), cast(Any, np.float32(0.5)), LyingInt(n)])
     assert [1.0, 0.5, 2.0] == vector.data()
     assert [float, float, float] == [type(v) for v in vector.data()]
     assert [(float, 1.0)] == [(type(v.data), v.data) for v in (Value(3.0) * LyingFloat(x) * 1.0 / 3.0,)]
     with pytest.raises(TypeError, match=r"^Value\.__mul__: constant operand must be a real number"):
-        Value(1.0) * np.bool_(True)
+        Value(1.0) * cast(Any, np.bool_(True))
 
 
 @pytest.mark.spec("T.rule.finite", "T.fail.result-overflow")
