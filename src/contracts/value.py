@@ -42,7 +42,7 @@ def constant(other: object, where: str) -> float:
     return real_number(other, where, "constant operand")
 
 
-def refuse_overflow(where: str, relation: str, result: float) -> NoReturn:
+def refuse_overflow(where: str, relation: str, result: object) -> NoReturn:
     raise OverflowError(
         f"{where}: {relation} = {result!r} must be finite (it overflows float64); no node is created"
     )
@@ -153,7 +153,7 @@ class Value:
             refuse_overflow(
                 "Value.__truediv__",
                 f"(x / y, 1 / y, -x / y²) at x = {self.data!r}, y = {denominator!r}",
-                quotient if not isfinite(quotient) else slope if not isfinite(slope) else other_slope,
+                (quotient, slope, other_slope),
             )
         if isinstance(other, Value):
             return type(self)(quotient, (self, other), (slope, other_slope))
@@ -167,9 +167,7 @@ class Value:
         slope = -quotient / self.data
         if not (isfinite(quotient) and isfinite(slope)):
             refuse_overflow(
-                "Value.__rtruediv__",
-                f"(c / y, -c / y²) at c = {c!r}, y = {self.data!r}",
-                slope if isfinite(quotient) else quotient,
+                "Value.__rtruediv__", f"(c / y, -c / y²) at c = {c!r}, y = {self.data!r}", (quotient, slope)
             )
         return type(self)(quotient, (self,), (slope,))
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -80,21 +81,25 @@ def python_elements(data: object) -> list[object]:
     return found
 
 
-def check_python_elements(data: object, where: str) -> None:
-    """What converting Python data would hide: a bool among numbers (it would become 1.0 or 0.0) and an
-    int beyond float64's range (a bare OverflowError, or an object array). Arrays never come here."""
+def check_python_elements(data: object, where: str) -> bool:
+    """What converting Python data would hide: a bool or a str among numbers (numpy makes 1.0 or
+    parses it) and an int beyond float64's range (a bare OverflowError, or an object array); arrays
+    are not scanned. True when the data holds numbers: they are converted as float64 directly (an int
+    beyond int64 would otherwise make an object array). All-bool data is left to its dtype."""
     if not isinstance(data, list | tuple | int):
-        return
+        return False
     items = python_elements(data)
-    bools = [item for item in items if isinstance(item, bool | np.bool_)]
-    if bools and len(bools) < len(items):
-        raise TypeError(
-            f"{where}: data must be real numbers (int or float, bool and complex rejected), got "
-            f"{bools[0]!r} ({type(bools[0]).__name__}) among numbers"
-        )
+    if all(isinstance(item, bool | np.bool_) for item in items):
+        return False
     for item in items:
+        if isinstance(item, bool | np.bool_) or not isinstance(item, Real):
+            raise TypeError(
+                f"{where}: data must be real numbers (int or float, bool and complex rejected), got "
+                f"{item!r} ({type(item).__name__}) among numbers"
+            )
         if isinstance(item, int) and not -FLOAT64_INT_LIMIT < item < FLOAT64_INT_LIMIT:
             raise ValueError(f"{where}: data must be finite, got {item!r} (beyond float64 range)")
+    return True
 
 
 FLOAT64_INT_LIMIT = 2**1024 - 2**970  # the ints from here on round to inf as float64
@@ -102,8 +107,8 @@ FLOAT64_INT_LIMIT = 2**1024 - 2**970  # the ints from here on round to inf as fl
 
 def to_float64(xp: Any, data: object, where: str) -> Any:
     """data as a float64 array of xp: real numbers only (bool and complex refused), all finite."""
-    check_python_elements(data, where)
-    array = xp.asarray(data)
+    numbers = check_python_elements(data, where)
+    array = xp.asarray(data, dtype=xp.float64) if numbers else xp.asarray(data)
     if not (xp.isdtype(array.dtype, "integral") or xp.isdtype(array.dtype, "real floating")):
         raise TypeError(
             f"{where}: data must be real numbers (int or float, bool and complex rejected), "
