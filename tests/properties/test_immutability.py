@@ -158,3 +158,25 @@ def test_value_data_and_grad_are_cells_and_the_wiring_is_fixed(
     assert (b, a) == (x.grad, y.grad)
     x.grad = 0.0
     assert [new, 0.0] == [x.data, x.grad]
+
+
+@pytest.mark.spec("S05.rule.frozen", "S03.rule.value-cells")
+@given(value=st.integers(0, 9))
+def test_refusal_messages_name_type_attribute_and_value(engine: Engine, value: int) -> None:
+    """The whole message: type, attribute, the value offered (short repr), and what to do instead."""
+    require(engine, "shapes", "S05.rule.frozen")
+    matrix = Matrix([[1.0]])
+    with pytest.raises(FrozenError) as assigned:
+        matrix.rows = [[value] * 40]  # type: ignore[assignment]
+    with pytest.raises(FrozenError) as deleted:
+        del matrix.rows
+    with pytest.raises(FrozenError) as wiring:
+        del Value(1.0).parents
+    assert [
+        f"Matrix: cannot assign [[{', '.join([str(value)] * 6)}, ...]] to attribute 'rows': a validated Matrix "
+        "is immutable after construction (build a new one)",
+        "Matrix: cannot delete attribute 'rows': a validated Matrix is immutable after construction "
+        "(build a new one)",
+        "Value: cannot delete attribute 'parents': a validated Value is immutable after construction "
+        "(build a new one)",
+    ] == [str(assigned.value), str(deleted.value), str(wiring.value)]
