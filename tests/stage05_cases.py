@@ -34,6 +34,36 @@ def constructor_attempt(case: Case) -> Attempt:
     return Attempt(lambda: Matrix(case["rows"], CountingValue), offending=offending(case))
 
 
+def range_attempt(case: Case) -> Attempt:
+    """A spec example's elements with 10**power appended (TOML has no such int); a draw as it is."""
+    if "power" not in case:
+        return constructor_attempt(case)
+    big = 10 ** case["power"]
+    return constructor_attempt({"elements": [*case["elements"], big], "bad": big})
+
+
+NOT_VALUE_TYPES: dict[str, object] = {
+    "int": int,
+    "float": float,
+    "str": str,
+    "None": None,
+    "a Value": Value(1.0),
+    "object": object,
+}
+
+
+def value_type_attempt(case: Case) -> Attempt:
+    """target Vector, Matrix or EmbeddingPlan given the named value_type that is not a Value type."""
+    bad: Any = NOT_VALUE_TYPES[case["value_type"]]
+    initializer = CountingInitializer()
+    targets: dict[str, Callable[[], object]] = {
+        "Vector": lambda: Vector([1.0, 2.0], bad),
+        "Matrix": lambda: Matrix([[1.0], [2.0]], bad),
+        "EmbeddingPlan": lambda: EmbeddingPlan(2, 1, 1).materialize(initializer, bad),
+    }
+    return Attempt(targets[case["target"]], initializer=initializer, offending=bad)
+
+
 def plan_attempt(case: Case) -> Attempt:
     initializer = CountingInitializer()
     budget = case.get("budget")
@@ -132,6 +162,8 @@ ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
     "S05.fail.operand-type": operand_attempt,
     "S05.fail.element-type": constructor_attempt,
     "S05.fail.element-nonfinite": constructor_attempt,
+    "S05.fail.element-range": range_attempt,
+    "S05.fail.value-type": value_type_attempt,
     "S05.fail.empty-dimension": constructor_attempt,
     "S05.fail.vector-length": relation_attempt,
     "S05.fail.matmul-dim": relation_attempt,

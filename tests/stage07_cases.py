@@ -15,6 +15,7 @@ from typing import Any, cast
 import numpy as np
 
 from contracts import CountingValue, Matrix, Value, Vector
+from contracts.frozen import set_fields
 from contracts.init import InitSpec
 from contracts.linear import Linear, LinearPlan
 from contracts.model import MLP, ModelPlan
@@ -127,10 +128,13 @@ def graph_nodes(result: Matrix) -> int:
 class BrokenMLP(MLP):
     """An MLP whose execution breaks a postcondition (only a broken executor can)."""
 
+    REVERIFIED = MLP.REVERIFIED | {"fault"}  # a test double: its fault is switched between forwards
+
     def __init__(self, plan: ModelPlan, layers: Sequence[Linear], fault: str, layer: int) -> None:
         super().__init__(plan, layers)
-        self.fault = fault
-        self.target = layer
+        self.fault: str
+        self.target: int
+        set_fields(self, fault=fault, target=layer)  # an MLP is frozen after construction
 
     def execute(self, rows: tuple[tuple[Value, ...], ...]) -> tuple[tuple[Value, ...], ...]:
         out = super().execute(rows)
@@ -143,9 +147,11 @@ class BrokenMLP(MLP):
         elif self.fault == "replace-storage":
             layer.weight = Matrix(layer.weight.data())
         elif self.fault == "replace-rows":
-            layer.weight.rows = Matrix(layer.weight.data()).rows
+            layer.weight = Matrix.trusted(Matrix(layer.weight.data()).rows)
         elif self.fault == "drop-column":
             out = tuple(r[:-1] for r in out)
+        elif self.fault == "ragged-row":
+            out = (*out[:-1], out[-1][:-1])  # the last row one element short: the first row looks right
         elif self.fault == "drop-row":
             out = out[:-1]
         elif self.fault == "extra-row":
@@ -246,10 +252,11 @@ def duplicate_attempt(case: Case) -> Attempt:
     return forward_attempt(model, lambda: model.forward(x))
 
 
-def aliased_rows(weight: Matrix, first: Sequence[int], second: Sequence[int]) -> None:
+def aliased_rows(weight: Matrix, first: Sequence[int], second: Sequence[int]) -> Matrix:
+    """weight's Values with the one at second replaced by the one at first (a Matrix is frozen)."""
     rows = [list(r) for r in weight.rows]
     rows[second[0]][second[1]] = rows[first[0]][first[1]]
-    weight.rows = tuple(tuple(r) for r in rows)
+    return Matrix.trusted(tuple(tuple(r) for r in rows))
 
 
 def alias_attempt(case: Case) -> Attempt:
@@ -261,7 +268,7 @@ def alias_attempt(case: Case) -> Attempt:
         layer_plan = plan.layers[la]
         data = case.get("data") or [[0.5] * layer_plan.in_features] * layer_plan.out_features
         weight = Matrix(data, CountingValue)
-        aliased_rows(weight, (oa, ia), (ob, ib))
+        weight = aliased_rows(weight, (oa, ia), (ob, ib))
         return Attempt(lambda: Linear(layer_plan, weight), parameters=list(weight.values()))
     model = plan.materialize(value_type=CountingValue)
     layers = model.layers
@@ -274,7 +281,7 @@ def alias_attempt(case: Case) -> Attempt:
         victim = Linear(layers[lb].plan, weight, layers[lb].bias, plan.name)
         rebuilt = [victim if i == lb else layer for i, layer in enumerate(layers)]
         return Attempt(lambda: MLP(plan, rebuilt), parameters=values)
-    layers[lb].weight.rows = tuple(tuple(r) for r in rows)
+    layers[lb].weight = Matrix.trusted(tuple(tuple(r) for r in rows))
     x = input_matrix(1, model.input_features())
     return Attempt(lambda: model.forward(x), parameters=values, identity=storage_identity(model))
 
@@ -286,11 +293,11 @@ def replace_storage(model: MLP, layer_index: int, mode: str) -> None:
     if mode == "matrix":
         layer.weight = fresh
     elif mode == "rows":
-        layer.weight.rows = fresh.rows
+        layer.weight = Matrix.trusted(fresh.rows)
     elif mode == "element":
         rows = [list(r) for r in layer.weight.rows]
         rows[-1][-1] = CountingValue(rows[-1][-1].data)
-        layer.weight.rows = tuple(tuple(r) for r in rows)
+        layer.weight = Matrix.trusted(tuple(tuple(r) for r in rows))
     elif mode == "bias" and layer.bias is not None:
         layer.bias = Vector(layer.bias.data(), CountingValue)
     elif mode == "bias":

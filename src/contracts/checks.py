@@ -35,7 +35,10 @@ def real_number(value: object, where: str, what: str) -> float:
     """A finite real as float: bool and non-real types are TypeError, nan/inf are ValueError."""
     if type(value) is bool or not isinstance(value, Real):
         fail_type(where, what, "a real number (bool rejected)", value)
-    number = float(value)
+    try:
+        number = float(value)
+    except OverflowError:
+        raise ValueError(f"{where}: {what} must be finite, got {value!r} (beyond float64 range)") from None
     if not math.isfinite(number):
         raise ValueError(f"{where}: {what} must be finite, got {number!r}")
     return number

@@ -17,14 +17,15 @@ from contracts.checks import (
     within_budget,
 )
 from contracts.errors import ShapeError
-from contracts.shapes import Matrix, require_matrix
+from contracts.frozen import Frozen, set_fields
+from contracts.shapes import Matrix, checked_value_type, require_matrix
 from contracts.value import Value
 
 # (table name, row, column) -> initial value; called once per logical parameter.
 Initializer = Callable[[str, int, int], float]
 
 
-class EmbeddingPlan:
+class EmbeddingPlan(Frozen):
     """V, C, D and an optional parameter budget; validated and priced, never allocated."""
 
     __slots__ = ("context_length", "vocab_size", "width")
@@ -36,9 +37,15 @@ class EmbeddingPlan:
         width: int,
         parameter_budget: int | None = None,
     ) -> None:
-        self.vocab_size = positive_int(vocab_size, "EmbeddingPlan", "vocab_size V")
-        self.context_length = positive_int(context_length, "EmbeddingPlan", "context_length C")
-        self.width = positive_int(width, "EmbeddingPlan", "width D")
+        self.vocab_size: int
+        self.context_length: int
+        self.width: int
+        set_fields(
+            self,
+            vocab_size=positive_int(vocab_size, "EmbeddingPlan", "vocab_size V"),
+            context_length=positive_int(context_length, "EmbeddingPlan", "context_length C"),
+            width=positive_int(width, "EmbeddingPlan", "width D"),
+        )
         within_budget(self.parameter_count(), parameter_budget, "EmbeddingPlan", "parameters")
 
     def token_parameters(self) -> int:
@@ -62,12 +69,13 @@ class EmbeddingPlan:
 
     def materialize(self, initializer: Initializer, value_type: type[Value] = Value) -> Embedding:
         """Call the initializer for every parameter, check every result, then create Values."""
+        kind = checked_value_type(value_type, "EmbeddingPlan.materialize")
         token = self._draw("token", self.token_shape(), initializer)
         position = self._draw("position", self.position_shape(), initializer)
         return Embedding(
             self,
-            Matrix.trusted(tuple(tuple(value_type(x) for x in row) for row in token)),
-            Matrix.trusted(tuple(tuple(value_type(x) for x in row) for row in position)),
+            Matrix.trusted(tuple(tuple(kind(x) for x in row) for row in token)),
+            Matrix.trusted(tuple(tuple(kind(x) for x in row) for row in position)),
         )
 
     @staticmethod
@@ -80,7 +88,7 @@ class EmbeddingPlan:
         ]
 
 
-class Embedding:
+class Embedding(Frozen):
     """Token and position tables bound to the plan whose shapes they must have."""
 
     __slots__ = ("plan", "position_weight", "token_weight")
@@ -98,9 +106,10 @@ class Embedding:
                 raise ShapeError(
                     f"Embedding: {name} shape must equal the plan's {expected}, got {weight.shape_tuple()}"
                 )
-        self.plan = plan
-        self.token_weight = token_weight
-        self.position_weight = position_weight
+        self.plan: EmbeddingPlan
+        self.token_weight: Matrix
+        self.position_weight: Matrix
+        set_fields(self, plan=plan, token_weight=token_weight, position_weight=position_weight)
 
     def forward(self, token_ids: Sequence[int], budget: int | None = None) -> Matrix:
         """E_t = W_token[id_t] + W_position[t]: (T, D), TD nodes, nothing built on bad input."""

@@ -22,3 +22,7 @@ class ResourceBudgetError(ContractError):
 
 class ParameterIdentityError(ContractError):
     """A parameter's logical name or physical identity is not what was sealed."""
+
+
+class FrozenError(ContractError, AttributeError):
+    """A validated object's attribute was assigned or deleted: it stays as its checks left it."""

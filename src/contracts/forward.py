@@ -16,6 +16,7 @@ from typing import Protocol
 
 from contracts.checks import within_budget
 from contracts.errors import ParameterIdentityError, ShapeError
+from contracts.frozen import refuse_changes
 from contracts.seal import VALUE, ParameterRef, ParameterState, check_finite
 from contracts.shapes import Matrix, require_matrix
 from contracts.value import Value
@@ -53,6 +54,10 @@ class ModelForwardPlan:
 
     def output_shape(self) -> tuple[int, int]:
         return self.steps[-1].output_shape
+
+
+refuse_changes(ForwardStep)
+refuse_changes(ModelForwardPlan)
 
 
 class Guarded(Protocol):
@@ -130,8 +135,15 @@ def postcondition(
             f"{(state.data[changed], state.grads[changed])} -> {now}; a forward must leave "
             "parameter data and grad unchanged"
         )
-    actual = (len(rows), len(rows[0]) if rows else 0)
-    if actual != plan.output_shape():
-        raise ShapeError(
-            f"{where} postcondition: output shape {actual} must equal the planned {plan.output_shape()}"
-        )
+    planned = plan.output_shape()
+    widths = sorted(set(map(len, rows)))  # every row's width, not only the first's (a ragged output)
+    if len(rows) != planned[0] or widths != [planned[1]]:
+        shape = output_shape(rows, widths)
+        raise ShapeError(f"{where} postcondition: output shape {shape} must equal the planned {planned}")
+
+
+def output_shape(rows: Rows, widths: list[int]) -> str:
+    """(T, C) for a rectangular output; (T, ragged widths [...]) when its rows differ in width."""
+    if len(widths) > 1:
+        return f"({len(rows)}, ragged widths {widths})"
+    return str((len(rows), widths[0] if widths else 0))

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from statistics import NormalDist
 
 from contracts.checks import exact_int, real_number
+from contracts.frozen import Frozen, set_fields
 
 # (tensor name, row, column) -> raw initial value; called once per weight position.
 Initializer = Callable[[str, int, int], object]
@@ -37,7 +38,7 @@ def unit_uniform(seed: int, tensor: str, row: int, col: int) -> float:
     return (bits + 0.5) / (1 << MANTISSA_BITS)
 
 
-class InitSpec:
+class InitSpec(Frozen):
     """distribution, gain, seed and role of a layer's weights; validated at construction."""
 
     __slots__ = ("distribution", "gain", "role", "seed")
@@ -60,10 +61,11 @@ class InitSpec:
         count = exact_int(seed, where, "seed")
         if count < 0:
             raise ValueError(f"{where}: seed must be >= 0, got {count}")
-        self.distribution = distribution
-        self.gain = number
-        self.seed = count
-        self.role = role
+        self.distribution: str
+        self.gain: float
+        self.seed: int
+        self.role: str
+        set_fields(self, distribution=distribution, gain=number, seed=count, role=role)
 
     def __repr__(self) -> str:
         return (

@@ -13,9 +13,10 @@ from dataclasses import dataclass
 from contracts.checks import fail_type, positive_int, within_budget
 from contracts.errors import ParameterIdentityError, ShapeError
 from contracts.forward import ForwardStep, ModelForwardPlan, Rows, guarded_forward
+from contracts.frozen import Frozen, set_fields
 from contracts.init import Initializer, InitSpec, checked_init_value
 from contracts.seal import ParameterRef, ParameterSeal
-from contracts.shapes import Matrix, Vector, require_matrix, require_vector, trusted_dot
+from contracts.shapes import Matrix, Vector, checked_value_type, require_matrix, require_vector, trusted_dot
 from contracts.value import Value
 
 RawWeights = list[list[object]]
@@ -31,17 +32,11 @@ def checked_name(name: object, where: str, what: str) -> str:
     return name
 
 
-def checked_value_type(value_type: object, where: str) -> type[Value]:
-    if not (isinstance(value_type, type) and issubclass(value_type, Value)):
-        fail_type(where, "value_type", "Value or a subclass", value_type)
-    return value_type
-
-
 def qualified(scope: str, name: str) -> str:
     return f"{scope}.{name}" if scope else name
 
 
-class LinearPlan:
+class LinearPlan(Frozen):
     """name, C_in, C_out, use_bias and InitSpec: validated and priced, never allocated."""
 
     __slots__ = ("in_features", "init", "name", "out_features", "use_bias")
@@ -54,17 +49,23 @@ class LinearPlan:
         use_bias: bool = False,
         init: InitSpec | None = None,
     ) -> None:
-        self.name = checked_name(name, "LinearPlan", "name")
-        where = f"LinearPlan {self.name!r}"
-        self.in_features = positive_int(in_features, where, "in_features C_in")
-        self.out_features = positive_int(out_features, where, "out_features C_out")
+        self.name: str
+        self.in_features: int
+        self.out_features: int
+        self.use_bias: bool
+        self.init: InitSpec
+        checked = checked_name(name, "LinearPlan", "name")
+        where = f"LinearPlan {checked!r}"
+        inputs = positive_int(in_features, where, "in_features C_in")
+        outputs = positive_int(out_features, where, "out_features C_out")
         if type(use_bias) is not bool:
             fail_type(where, "use_bias", "a bool", use_bias)
-        self.use_bias = use_bias
         chosen = InitSpec() if init is None else init
         if not isinstance(chosen, InitSpec):
             fail_type(where, "init", "an InitSpec", chosen)
-        self.init = chosen
+        set_fields(
+            self, name=checked, in_features=inputs, out_features=outputs, use_bias=use_bias, init=chosen
+        )
 
     def __repr__(self) -> str:
         return (
@@ -151,9 +152,7 @@ class LinearStorage:
 
     name: str
     weight: Matrix
-    weight_rows: Rows
     bias: Vector | None
-    bias_values: tuple[Value, ...]
 
 
 def frozen_rows(rows: object) -> bool:
@@ -161,8 +160,12 @@ def frozen_rows(rows: object) -> bool:
     return type(rows) is tuple and all(type(row) is tuple for row in rows)
 
 
-class Linear:
-    """A materialized layer: weight (C_out, C_in), optional bias (C_out,), sealed at construction."""
+class Linear(Frozen):
+    """A materialized layer: weight (C_out, C_in), optional bias (C_out,), sealed at construction.
+
+    weight, bias, name and scope may be reassigned: every forward re-verifies them against the seal
+    (S07.rule.seal-current-storage); every other attribute is frozen.
+    """
 
     __slots__ = (
         "bias",
@@ -175,6 +178,7 @@ class Linear:
         "sealed_storage",
         "weight",
     )
+    REVERIFIED = frozenset({"weight", "bias", "name", "scope"})
 
     def __init__(self, plan: LinearPlan, weight: Matrix, bias: Vector | None = None, scope: str = "") -> None:
         if not isinstance(plan, LinearPlan):
@@ -198,16 +202,24 @@ class Linear:
             raise ShapeError(f"{where}: use_bias=False takes no bias (not even zeros), got {bias!r}")
         if not isinstance(scope, str):
             fail_type(where, "scope", "a str", scope)
-        self.plan = plan
-        self.name = plan.name
-        self.scope = scope
-        self.weight = weight
-        self.bias = bias
-        self.seal = ParameterSeal(self.current_refs(), where)
-        self.sealed_scope = scope
-        self.sealed_storage = self.storage()
-        # only immutable storage can be trusted by identity; lists are rebuilt and compared every time
-        self.frozen = frozen_rows(weight.rows) and (bias is None or type(bias.values) is tuple)
+        self.plan: LinearPlan
+        self.name: str
+        self.scope: str
+        self.weight: Matrix
+        self.bias: Vector | None
+        self.seal: ParameterSeal
+        self.sealed_scope: str
+        self.sealed_storage: LinearStorage
+        self.frozen: bool
+        set_fields(self, plan=plan, name=plan.name, scope=scope, weight=weight, bias=bias)
+        set_fields(
+            self,
+            seal=ParameterSeal(self.current_refs(), where),
+            sealed_scope=scope,
+            sealed_storage=self.storage(),
+            # only immutable storage can be trusted by identity; lists are rebuilt and compared every time
+            frozen=frozen_rows(weight.rows) and (bias is None or type(bias.values) is tuple),
+        )
 
     def __repr__(self) -> str:
         return f"Linear({self.plan!r})"
@@ -253,9 +265,8 @@ class Linear:
         weight, bias = self.weight, self.bias
         if not self.frozen or self.name is not sealed.name or self.scope is not self.sealed_scope:
             return False
-        if weight is not sealed.weight or weight.rows is not sealed.weight_rows:
-            return False
-        return bias is sealed.bias and (bias is None or bias.values is sealed.bias_values)
+        # a Matrix or Vector is frozen: the same object holds the same rows and Values
+        return weight is sealed.weight and bias is sealed.bias
 
     def verify_seal(self, where: str) -> tuple[ParameterRef, ...]:
         """The sealed refs if the storage objects are the sealed ones; otherwise refs rebuilt from
@@ -290,20 +301,10 @@ class Linear:
         return tuple(tuple(trusted_dot(w, x) + b for w, b in zip(weight_rows, bias)) for x in rows)
 
     def storage(self) -> LinearStorage:
-        bias = self.bias
-        return LinearStorage(
-            self.name,
-            self.weight,
-            self.weight.rows,
-            bias,
-            bias.values if bias is not None else (),
-        )
+        return LinearStorage(self.name, self.weight, self.bias)
 
     def restore_storage(self, saved: object) -> None:
         assert isinstance(saved, LinearStorage)
         self.name = saved.name
         self.weight = saved.weight
-        saved.weight.rows = saved.weight_rows
         self.bias = saved.bias
-        if saved.bias is not None:
-            saved.bias.values = saved.bias_values

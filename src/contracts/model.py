@@ -17,10 +17,11 @@ from dataclasses import dataclass
 from contracts.checks import budget_limit, fail_type, positive_int, within_budget
 from contracts.errors import ParameterIdentityError, ShapeError
 from contracts.forward import ForwardStep, ModelForwardPlan, Rows, guarded_forward
+from contracts.frozen import Frozen, set_fields
 from contracts.init import Initializer, InitSpec
-from contracts.linear import Linear, LinearPlan, LinearStorage, checked_name, checked_value_type
+from contracts.linear import Linear, LinearPlan, LinearStorage, checked_name
 from contracts.seal import ParameterRef, ParameterSeal, check_distinct
-from contracts.shapes import Matrix
+from contracts.shapes import Matrix, checked_value_type
 from contracts.value import Value
 
 
@@ -30,7 +31,7 @@ def relu_step(name: str, tokens: int, width: int) -> ForwardStep:
     return ForwardStep(name, "relu", shape, shape, tokens * width, 0)
 
 
-class ModelPlan:
+class ModelPlan(Frozen):
     """Linear layers joined by ReLU, validated, connected and priced before allocation."""
 
     __slots__ = ("layers", "name", "parameter_budget")
@@ -42,10 +43,12 @@ class ModelPlan:
         parameter_budget: int | None = None,
     ) -> None:
         where = "ModelPlan"
-        self.name = checked_name(name, where, "name")
-        self.layers = checked_layers(layers, where)
+        self.name: str
+        self.layers: tuple[LinearPlan, ...]
+        self.parameter_budget: int | None
+        set_fields(self, name=checked_name(name, where, "name"), layers=checked_layers(layers, where))
         check_connections(self.layers, where)
-        self.parameter_budget = budget_limit(parameter_budget, where)
+        set_fields(self, parameter_budget=budget_limit(parameter_budget, where))
         within_budget(self.parameter_count(), parameter_budget, where, "parameters")
 
     @classmethod
@@ -168,10 +171,14 @@ class ModelStorage:
     saved: tuple[LinearStorage, ...]
 
 
-class MLP:
-    """Linear -> ReLU -> ... -> Linear, bound to its ModelPlan and sealed as one model."""
+class MLP(Frozen):
+    """Linear -> ReLU -> ... -> Linear, bound to its ModelPlan and sealed as one model.
+
+    layers may be reassigned (every forward re-verifies it against the seal); the rest is frozen.
+    """
 
     __slots__ = ("frozen", "layers", "name", "plan", "seal", "sealed_layers")
+    REVERIFIED = frozenset({"layers"})
 
     def __init__(self, plan: ModelPlan, layers: Sequence[Linear]) -> None:
         where = "MLP"
@@ -192,13 +199,16 @@ class MLP:
                     f"{where}: layer {layer.name!r} scope must be the model name {plan.name!r}, "
                     f"got {layer.scope!r}"
                 )
-        self.plan = plan
-        self.name = plan.name
-        self.layers = bound
-        self.seal = ParameterSeal(self.current_refs(), where)
-        self.sealed_layers = bound
+        self.plan: ModelPlan
+        self.name: str
+        self.layers: tuple[Linear, ...]
+        self.seal: ParameterSeal
+        self.sealed_layers: tuple[Linear, ...]
+        self.frozen: bool
+        set_fields(self, plan=plan, name=plan.name, layers=bound)
+        set_fields(self, seal=ParameterSeal(self.current_refs(), where), sealed_layers=bound)
         # the identity fast path only holds if every layer's storage is still its own sealed storage
-        self.frozen = self.storage_unchanged()
+        set_fields(self, frozen=self.storage_unchanged())
 
     def __repr__(self) -> str:
         return f"MLP({self.plan!r})"

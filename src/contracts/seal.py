@@ -17,6 +17,7 @@ from operator import attrgetter
 
 from contracts.checks import real_number
 from contracts.errors import ParameterIdentityError
+from contracts.frozen import Frozen, refuse_changes, set_fields
 from contracts.value import Value
 
 
@@ -30,6 +31,9 @@ class ParameterRef:
 
     def identity(self) -> int:
         return id(self.value)
+
+
+refuse_changes(ParameterRef)
 
 
 def check_distinct(refs: Sequence[ParameterRef], where: str) -> None:
@@ -52,14 +56,15 @@ def check_distinct(refs: Sequence[ParameterRef], where: str) -> None:
         objects[ref.identity()] = ref
 
 
-class ParameterSeal:
+class ParameterSeal(Frozen):
     """The refs a module was constructed with, in order; verify() compares current storage."""
 
     __slots__ = ("refs",)
 
     def __init__(self, refs: Sequence[ParameterRef], where: str) -> None:
         check_distinct(refs, where)
-        self.refs: tuple[ParameterRef, ...] = tuple(refs)
+        self.refs: tuple[ParameterRef, ...]
+        set_fields(self, refs=tuple(refs))
 
     def __len__(self) -> int:
         return len(self.refs)

@@ -13,6 +13,7 @@ from itertools import islice
 
 from contracts.checks import fail_type, real_number, within_budget
 from contracts.errors import ShapeError
+from contracts.frozen import Frozen, set_fields
 from contracts.value import Value
 
 Element = Value | float
@@ -35,6 +36,13 @@ def checked_elements(elements: object, where: str) -> tuple[Value | float, ...]:
     return items
 
 
+def checked_value_type(value_type: object, where: str) -> type[Value]:
+    """The type every new element becomes: Value or a subclass (an int or str type would make no graph)."""
+    if not (isinstance(value_type, type) and issubclass(value_type, Value)):
+        fail_type(where, "value_type", "Value or a subclass", value_type)
+    return value_type
+
+
 def materialize(items: tuple[Value | float, ...], value_type: type[Value]) -> tuple[Value, ...]:
     """Runs only after every element of the object has been checked: no partial creation."""
     return tuple(item if isinstance(item, Value) else value_type(item) for item in items)
@@ -52,19 +60,21 @@ def dot_cost(k: int) -> int:
     return 2 * k - 1
 
 
-class Vector:
-    """A 1-D sequence of Values whose length D >= 1 is fixed at construction."""
+class Vector(Frozen):
+    """A 1-D sequence of Values whose length D >= 1 is fixed at construction (frozen: S05.rule.frozen)."""
 
     __slots__ = ("values",)
 
     def __init__(self, elements: Iterable[Element], value_type: type[Value] = Value) -> None:
-        self.values: tuple[Value, ...] = materialize(checked_elements(elements, "Vector"), value_type)
+        self.values: tuple[Value, ...]
+        kind = checked_value_type(value_type, "Vector")
+        set_fields(self, values=materialize(checked_elements(elements, "Vector"), kind))
 
     @classmethod
     def trusted(cls, values: tuple[Value, ...]) -> Vector:
         """Wrap values already known to be valid (created behind a checked boundary)."""
         vector = cls.__new__(cls)
-        vector.values = values
+        set_fields(vector, values=values)
         return vector
 
     def shape_tuple(self) -> tuple[int]:
@@ -124,19 +134,20 @@ def matmul_cost(m: int, k: int, n: int) -> int:
     return m * n * dot_cost(k)
 
 
-class Matrix:
-    """M x K Values, M, K >= 1; every row length is checked before any Value is created."""
+class Matrix(Frozen):
+    """M x K Values, M, K >= 1; every row length is checked before any Value is created (frozen)."""
 
     __slots__ = ("rows",)
 
     def __init__(self, rows: Iterable[Iterable[Element]], value_type: type[Value] = Value) -> None:
-        self.rows: tuple[tuple[Value, ...], ...] = checked_rows(rows, value_type)
+        self.rows: tuple[tuple[Value, ...], ...]
+        set_fields(self, rows=checked_rows(rows, checked_value_type(value_type, "Matrix")))
 
     @classmethod
     def trusted(cls, rows: tuple[tuple[Value, ...], ...]) -> Matrix:
         """Wrap rows already known to be rectangular and valid."""
         matrix = cls.__new__(cls)
-        matrix.rows = rows
+        set_fields(matrix, rows=rows)
         return matrix
 
     def shape_tuple(self) -> tuple[int, int]:

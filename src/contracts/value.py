@@ -4,23 +4,66 @@ Each operation node stores its parents and the local derivative with respect to 
 backward is one multiply-add per edge. The topological order is built iteratively: a graph of a
 million nodes backpropagates without touching Python's recursion limit.
 
-Value is the engine's hot path and trusts its operands: data is validated where it enters (Vector,
-Matrix, Embedding, initializers). The operations themselves refuse only what mathematics refuses
-(log of x <= 0, exp overflow, division by zero, a non-real power), before any node is created.
+Numeric policy (S03.rule.finite): a leaf's data and a constant operand enter as finite floats (a
+real number converted once, bool and non-finite refused); every operation's result and local
+derivatives are finite, or the operation is refused before any node is created (OverflowError naming
+the operation, the operands and the result; pow keeps S03.fail.pow-domain's ValueError); a backward
+whose gradient overflows is refused and leaves every .grad as it was.
+
+Mutability (S03.rule.value-cells): data and grad are writable cells by design (the optimizer's step,
+zero_grad); parents and local_grads are fixed at creation. backward uses the local derivatives taken
+at forward time, so data assigned after a forward changes the next forward, never this graph's
+gradient.
 """
 
 from __future__ import annotations
 
 import math
-from typing import ClassVar
+from math import isfinite
+from operator import attrgetter
+from typing import ClassVar, NoReturn
 
+from contracts.checks import real_number
+from contracts.frozen import refuse_assignment, refuse_deletion
 from contracts.graph import topological_order
+
+
+def leaf_data(data: object, where: str) -> float:
+    """A finite float: exact finite floats as they are, any other real converted once (or refused)."""
+    if type(data) is float and isfinite(data):
+        return data
+    return real_number(data, where, "data")
+
+
+def constant(other: object, where: str) -> float:
+    """A number operand (no node, no gradient) as a finite float."""
+    if type(other) is float and isfinite(other):
+        return other
+    return real_number(other, where, "constant operand")
+
+
+def refuse_overflow(where: str, relation: str, result: object) -> NoReturn:
+    raise OverflowError(
+        f"{where}: {relation} = {result!r} must be finite (it overflows float64); no node is created"
+    )
+
+
+def read_only(name: str) -> property:
+    """A public name for the private slot _name: read in C, assignment and deletion refused."""
+
+    def refuse_set(owner: object, value: object) -> NoReturn:
+        refuse_assignment(owner, name, value)
+
+    def refuse_del(owner: object) -> NoReturn:
+        refuse_deletion(owner, name)
+
+    return property(attrgetter(f"_{name}"), refuse_set, refuse_del)
 
 
 class Value:
     """A scalar with a gradient and the operation that produced it."""
 
-    __slots__ = ("data", "grad", "local_grads", "parents")
+    __slots__ = ("_local_grads", "_parents", "data", "grad")
 
     def __init__(
         self,
@@ -28,10 +71,14 @@ class Value:
         parents: tuple[Value, ...] = (),
         local_grads: tuple[float, ...] = (),
     ) -> None:
-        self.data = data
+        # an operation's result was checked by the operation; a leaf is checked here
+        self.data = data if parents else leaf_data(data, type(self).__name__)
         self.grad = 0.0
-        self.parents = parents
-        self.local_grads = local_grads
+        self._parents = parents
+        self._local_grads = local_grads
+
+    parents = read_only("parents")
+    local_grads = read_only("local_grads")
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(data={self.data!r}, grad={self.grad!r})"
@@ -40,43 +87,89 @@ class Value:
 
     def __add__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
-            return type(self)(self.data + other.data, (self, other), (1.0, 1.0))
-        return type(self)(self.data + other, (self,), (1.0,))
+            data = self.data + other.data
+            if not isfinite(data):
+                refuse_overflow("Value.__add__", f"{self.data!r} + {other.data!r}", data)
+            return type(self)(data, (self, other), (1.0, 1.0))
+        c = constant(other, "Value.__add__")
+        data = self.data + c
+        if not isfinite(data):
+            refuse_overflow("Value.__add__", f"{self.data!r} + {c!r}", data)
+        return type(self)(data, (self,), (1.0,))
 
     def __radd__(self, other: float) -> Value:
-        return type(self)(other + self.data, (self,), (1.0,))
+        c = constant(other, "Value.__radd__")
+        data = c + self.data
+        if not isfinite(data):
+            refuse_overflow("Value.__radd__", f"{c!r} + {self.data!r}", data)
+        return type(self)(data, (self,), (1.0,))
 
     def __sub__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
-            return type(self)(self.data - other.data, (self, other), (1.0, -1.0))
-        return type(self)(self.data - other, (self,), (1.0,))
+            data = self.data - other.data
+            if not isfinite(data):
+                refuse_overflow("Value.__sub__", f"{self.data!r} - {other.data!r}", data)
+            return type(self)(data, (self, other), (1.0, -1.0))
+        c = constant(other, "Value.__sub__")
+        data = self.data - c
+        if not isfinite(data):
+            refuse_overflow("Value.__sub__", f"{self.data!r} - {c!r}", data)
+        return type(self)(data, (self,), (1.0,))
 
     def __rsub__(self, other: float) -> Value:
-        return type(self)(other - self.data, (self,), (-1.0,))
+        c = constant(other, "Value.__rsub__")
+        data = c - self.data
+        if not isfinite(data):
+            refuse_overflow("Value.__rsub__", f"{c!r} - {self.data!r}", data)
+        return type(self)(data, (self,), (-1.0,))
 
     def __mul__(self, other: Value | float) -> Value:
         if isinstance(other, Value):
-            return type(self)(self.data * other.data, (self, other), (other.data, self.data))
-        return type(self)(self.data * other, (self,), (float(other),))
+            data = self.data * other.data
+            if not isfinite(data):
+                refuse_overflow("Value.__mul__", f"{self.data!r} * {other.data!r}", data)
+            return type(self)(data, (self, other), (other.data, self.data))
+        c = constant(other, "Value.__mul__")
+        data = self.data * c
+        if not isfinite(data):
+            refuse_overflow("Value.__mul__", f"{self.data!r} * {c!r}", data)
+        return type(self)(data, (self,), (c,))
 
     def __rmul__(self, other: float) -> Value:
-        return type(self)(other * self.data, (self,), (float(other),))
+        c = constant(other, "Value.__rmul__")
+        data = c * self.data
+        if not isfinite(data):
+            refuse_overflow("Value.__rmul__", f"{c!r} * {self.data!r}", data)
+        return type(self)(data, (self,), (c,))
 
     def __truediv__(self, other: Value | float) -> Value:
-        denominator = other.data if isinstance(other, Value) else other
+        denominator = other.data if isinstance(other, Value) else constant(other, "Value.__truediv__")
         if denominator == 0:
             raise ZeroDivisionError(f"Value.__truediv__: divisor must be != 0, got {other!r}")
         quotient = self.data / denominator
+        slope = 1.0 / denominator
+        other_slope = -quotient / denominator
+        if not (isfinite(quotient) and isfinite(slope) and isfinite(other_slope)):
+            refuse_overflow(
+                "Value.__truediv__",
+                f"(x / y, 1 / y, -x / y²) at x = {self.data!r}, y = {denominator!r}",
+                (quotient, slope, other_slope),
+            )
         if isinstance(other, Value):
-            grads = (1.0 / denominator, -quotient / denominator)
-            return type(self)(quotient, (self, other), grads)
-        return type(self)(quotient, (self,), (1.0 / denominator,))
+            return type(self)(quotient, (self, other), (slope, other_slope))
+        return type(self)(quotient, (self,), (slope,))
 
     def __rtruediv__(self, other: float) -> Value:
         if self.data == 0:
             raise ZeroDivisionError(f"Value.__rtruediv__: divisor must be != 0, got {self!r}")
-        quotient = other / self.data
-        return type(self)(quotient, (self,), (-quotient / self.data,))
+        c = constant(other, "Value.__rtruediv__")
+        quotient = c / self.data
+        slope = -quotient / self.data
+        if not (isfinite(quotient) and isfinite(slope)):
+            refuse_overflow(
+                "Value.__rtruediv__", f"(c / y, -c / y²) at c = {c!r}, y = {self.data!r}", (quotient, slope)
+            )
+        return type(self)(quotient, (self,), (slope,))
 
     def __neg__(self) -> Value:
         return type(self)(-self.data, (self,), (-1.0,))
@@ -92,6 +185,11 @@ class Value:
                 f"Value.__pow__: {self.data!r} ** {exponent!r} and its derivative must be finite "
                 f"reals ({error})"
             ) from None
+        if not isfinite(slope):
+            raise ValueError(
+                f"Value.__pow__: {self.data!r} ** {exponent!r} and its derivative must be finite "
+                f"reals (derivative {slope!r})"
+            )
         return type(self)(result, (self,), (slope,))
 
     # -- nonlinearities ---------------------------------------------------------------------------
@@ -113,7 +211,10 @@ class Value:
     def log(self) -> Value:
         if self.data <= 0:
             raise ValueError(f"Value.log: x must be > 0, got {self.data!r}")
-        return type(self)(math.log(self.data), (self,), (1.0 / self.data,))
+        slope = 1.0 / self.data
+        if not isfinite(slope):
+            refuse_overflow("Value.log", f"derivative 1 / x at x = {self.data!r}", slope)
+        return type(self)(math.log(self.data), (self,), (slope,))
 
     # -- reverse mode -----------------------------------------------------------------------------
 
@@ -121,22 +222,41 @@ class Value:
         """Set d(self)/d(self) = 1 and accumulate d(self)/d(node) into every reachable node.
 
         Intermediate grads are recomputed from zero on every call; leaf grads accumulate across
-        calls, so calling backward again adds one more copy of each leaf gradient.
+        calls, so calling backward again adds one more copy of each leaf gradient. A gradient that
+        overflows float64 is refused (OverflowError) with every .grad restored to its value before
+        the call.
         """
         order = topological_order(self)
+        saved = list(map(GRAD, order))
         for node in order:
             if node.parents:
                 node.grad = 0.0
         self.grad = 1.0
         for node in reversed(order):
+            upstream = node.grad
+            if not isfinite(upstream):
+                refuse_gradient(order, saved, node)
             parents = node.parents
             # Unrolled for the one- and two-parent nodes every operation makes; leaves pass.
             if len(parents) == 1:
-                parents[0].grad += node.local_grads[0] * node.grad
+                parents[0].grad += node.local_grads[0] * upstream
             elif parents:
-                upstream = node.grad
                 for parent, local in zip(parents, node.local_grads):
                     parent.grad += local * upstream
+
+
+GRAD = attrgetter("grad")
+
+
+def refuse_gradient(order: list[Value], saved: list[float], node: Value) -> NoReturn:
+    """Restore every .grad this backward touched, then refuse naming the node."""
+    grad = node.grad
+    for value, before in zip(order, saved):
+        value.grad = before
+    raise OverflowError(
+        f"Value.backward: the gradient of {node!r} is {grad!r}, must be finite (it overflows float64); "
+        "every .grad is left as it was before this call"
+    )
 
 
 MAX_EXP_INPUT = math.log(1.7976931348623157e308)

@@ -139,6 +139,9 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S03.fail.div-zero": s.division_by_zero,
     "S03.fail.pow-domain": s.pow_outside_domain,
     "S03.fail.pow-exponent": s.pow_bad_exponent,
+    "S03.fail.result-overflow": s.overflowing_operation(),
+    "S03.fail.gradient-overflow": s.overflowing_gradient,
+    "S03.fail.leaf-data": s.non_finite_number_operand,
 }
 
 

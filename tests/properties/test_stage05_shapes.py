@@ -108,6 +108,8 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S05.fail.graph-budget": s.sized_op().map(lambda case: {**case, "budget": 0}),
     "S05.fail.element-type": s.with_bad_element(s.not_a_real),
     "S05.fail.element-nonfinite": s.with_bad_element(s.non_finite_element),
+    "S05.fail.element-range": s.with_bad_element(s.int_beyond_float_range),
+    "S05.fail.value-type": s.not_a_value_type,
     "S05.fail.empty-dimension": s.empty_shapes(),
     "S05.fail.token-type": s.tokens_with_bad_type(),
     "S05.fail.sequence-length": s.tokens_too_long(),

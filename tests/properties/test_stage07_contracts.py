@@ -16,6 +16,7 @@ import pytest
 from contracts import CountingValue, Matrix, Value, Vector
 from contracts.errors import ParameterIdentityError, ResourceBudgetError, ShapeError
 from contracts.forward import ForwardStep, ModelForwardPlan, guarded_forward
+from contracts.frozen import set_fields
 from contracts.init import InitSpec, checked_init_value, unit_uniform
 from contracts.linear import Linear, LinearPlan, frozen_rows
 from contracts.model import MLP, ModelPlan
@@ -187,7 +188,7 @@ def test_alias_at_construction_names_both_positions() -> None:
     ):
         Linear(LinearPlan("fc1", 1, 2), Matrix.trusted(((shared,), (shared,))))
     layer = LinearPlan("fc1", 1, 2).materialize()
-    layer.weight.rows = (layer.weight.rows[0], layer.weight.rows[0])
+    layer.weight = Matrix.trusted((layer.weight.rows[0], layer.weight.rows[0]))
     with pytest.raises(
         ParameterIdentityError,
         match=exactly(
@@ -198,7 +199,7 @@ def test_alias_at_construction_names_both_positions() -> None:
         layer.forward(Matrix([[1.0]]))
     plan = ModelPlan.mlp([1, 1, 1])
     first, second = plan.materialize().layers
-    second.weight.rows = first.weight.rows
+    second.weight = Matrix.trusted(first.weight.rows)
     with pytest.raises(
         ParameterIdentityError,
         match=exactly(
@@ -303,10 +304,10 @@ def test_linear_binding_and_identity_fast_path() -> None:
     for change in ("rows", "values", "scope", "name"):
         layer = Linear(plan, weights(2, 2), Vector([0.5, -0.5]), "model")
         if change == "rows":
-            layer.weight.rows = (layer.weight.rows[0], layer.weight.rows[1])
+            layer.weight = Matrix.trusted((layer.weight.rows[0], layer.weight.rows[1]))
         elif change == "values":
             assert layer.bias is not None
-            layer.bias.values = tuple(list(layer.bias.values))
+            layer.bias = Vector.trusted(tuple(list(layer.bias.values)))
         elif change == "scope":
             layer.scope = "".join(["mod", "el"])
         else:
@@ -608,9 +609,10 @@ def test_mlp_identity_fast_path() -> None:
     layers = plan.materialize().layers
     first = layers[0]
     original = first.weight.rows
-    first.weight.rows = tuple(tuple(Value(v.data) for v in row) for row in original)
+    sealed_weight = first.weight
+    first.weight = Matrix.trusted(tuple(tuple(Value(v.data) for v in row) for row in original))
     changed = MLP(plan, layers)
-    first.weight.rows = original
+    first.weight = sealed_weight
     with pytest.raises(
         ParameterIdentityError, match=r"layer 'fc1' parameter storage identity changed: sealed"
     ):
@@ -631,7 +633,7 @@ def test_mlp_verify_seal_checks_model_wide_names_then_layers() -> None:
     ):
         model.verify_seal("w")
     model = ModelPlan.mlp([1, 1, 1]).materialize(lambda *_: 0.5)
-    model.layers[1].weight.rows = model.layers[0].weight.rows
+    model.layers[1].weight = Matrix.trusted(model.layers[0].weight.rows)
     with pytest.raises(
         ParameterIdentityError,
         match=exactly(
@@ -777,13 +779,13 @@ def test_forward_messages() -> None:
         ),
     ):
         faulty.forward(input_matrix(2, 3))
-    faulty.fault = "shape"
+    set_fields(faulty, fault="shape")  # a test hook: an MLP is frozen
     with pytest.raises(
         ShapeError,
         match=exactly("MLP.forward postcondition: output shape (1, 2) must equal the planned (2, 2)"),
     ):
         faulty.forward(input_matrix(2, 3))
-    faulty.fault = "empty"
+    set_fields(faulty, fault="empty")  # a test hook: an MLP is frozen
     with pytest.raises(
         ShapeError,
         match=exactly("MLP.forward postcondition: output shape (0, 0) must equal the planned (2, 2)"),
@@ -801,7 +803,7 @@ def test_forward_storage_replacement_is_restored() -> None:
             out = super().execute(rows)
             layer = self.layers[1]
             assert layer.bias is not None
-            layer.bias.values = tuple(Value(v.data) for v in layer.bias.values)
+            layer.bias = Vector.trusted(tuple(Value(v.data) for v in layer.bias.values))
             layer.weight = Matrix(layer.weight.data())
             layer.name = "renamed"
             self.layers = tuple(reversed(self.layers))

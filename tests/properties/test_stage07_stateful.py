@@ -36,10 +36,8 @@ def save(model: MLP) -> tuple[Any, Saved]:
             layer,
             layer.name,
             layer.scope,
-            layer.weight,
-            layer.weight.rows,
+            layer.weight,  # a Matrix and a Vector are frozen: the objects keep their Values
             layer.bias,
-            layer.bias.values if layer.bias is not None else None,
         )
         for layer in model.layers
     ]
@@ -48,11 +46,8 @@ def save(model: MLP) -> tuple[Any, Saved]:
 
 def restore(model: MLP, saved: tuple[Any, Saved]) -> None:
     model.layers, layers = saved
-    for layer, name, scope, weight, rows, bias, bias_values in layers:
+    for layer, name, scope, weight, bias in layers:
         layer.name, layer.scope, layer.weight, layer.bias = name, scope, weight, bias
-        weight.rows = rows
-        if bias is not None:
-            bias.values = bias_values
 
 
 class SealMachine(RuleBasedStateMachine):
@@ -128,7 +123,7 @@ class SealMachine(RuleBasedStateMachine):
         a, b = data.draw(st.lists(st.integers(0, len(flat) - 1), min_size=2, max_size=2, unique=True))
         flat[b] = flat[a]
         width = layer.plan.in_features
-        layer.weight.rows = tuple(tuple(flat[r : r + width]) for r in range(0, len(flat), width))
+        layer.weight = Matrix.trusted(tuple(tuple(flat[r : r + width]) for r in range(0, len(flat), width)))
         self.tampered = rf"undeclared parameter alias: 'mlp\.{re.escape(layer.plan.name)}\."
 
     @precondition(lambda self: self.tampered is None)

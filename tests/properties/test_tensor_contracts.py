@@ -46,6 +46,10 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "T.fail.matmul-scalar": s.matmul_scalar_operand(),
     "T.fail.log-domain": s.log_domain_violation.map(op_case("log")),
     "T.fail.exp-overflow": s.exp_overflow.map(op_case("exp")),
+    "T.fail.result-overflow": s.tensor_result_overflow(),
+    "T.fail.bool-element": s.bool_among_numbers(),
+    "T.fail.element-range": s.int_beyond_range_in_data(),
+    "T.fail.gradient-overflow": s.tensor_gradient_overflow,
     "T.fail.backward-nonscalar": st.builds(
         lambda op, shape: {"op": op, "inputs": [np.ones(shape), np.ones(shape)]},
         st.sampled_from(s.ELEMENTWISE_BINARY),
@@ -241,9 +245,9 @@ def test_op_mechanism_refuses_incomplete_ops_and_wrong_arity() -> None:
 
 
 @pytest.mark.spec("T.fail.exp-overflow", "T.fail.log-domain")
-@given(x=st.sampled_from([709.782712893384, 709.0, -745.0]), y=st.sampled_from([5e-324, 1e-300, 1.0]))
+@given(x=st.sampled_from([709.782712893384, 709.0, -745.0]), y=st.sampled_from([1e-300, 1.0]))
 def test_domain_boundaries_are_accepted(engine: Engine, x: float, y: float) -> None:
-    """exp at exactly log(float64 max) and log of the smallest positive floats are computed, finite."""
+    """exp at exactly log(float64 max) and log of small positive floats (1/y finite) are computed."""
     require(engine, "tensor.exp", "T.fail.exp-overflow")
     require(engine, "tensor.log", "T.fail.log-domain")
     value, (grad,) = engine.tensor_vjp("exp", [np.asarray([x])], np.ones(1))
@@ -324,7 +328,7 @@ def test_namespace_of_constants_and_unnamed_namespaces() -> None:
     """Operands without a Tensor compute in numpy; a namespace without __name__ is named by its repr."""
     assert np is add(1.0, 2.0).xp
     odd = Tensor([1.0, 2.0])
-    odd.xp = object()  # a namespace object without a __name__
+    object.__setattr__(odd, "xp", object())  # a namespace without a __name__ (bypassing the freeze)
     names = sorted(["numpy", repr(odd.xp)])
     with pytest.raises(
         TypeError, match="^" + re.escape(f"add: operands must share one array namespace, got {names}") + "$"

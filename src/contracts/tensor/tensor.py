@@ -20,17 +20,28 @@ backward builds the topological order iteratively (no recursion): a scalar outpu
 non-scalar output needs an explicit upstream gradient of its shape. Intermediate grads are
 recomputed on every call; leaf grads accumulate across calls (as Value does): each call sums its
 own gradients first and adds them to a leaf once, so a second call adds exactly one more copy.
+
+Numeric policy (T.rule.finite): every op result is finite, or the op is refused (OverflowError
+naming the op, the operand shapes and the count) before its node exists; every gradient a backward
+would write is finite, or backward is refused (OverflowError) before it writes any .grad.
+
+Mutability (T.rule.frozen): a Tensor is frozen after construction (FrozenError on assignment or
+deletion); its data array is read-only where the namespace allows it (numpy: writeable = False), so
+backward always reads the data the forward used. backward sets .grad itself; a leaf's .grad array is
+its own and may be updated in place.
 """
 
 from __future__ import annotations
 
 import math
 import warnings
+from numbers import Real
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from contracts.errors import ShapeError
+from contracts.frozen import Frozen, set_fields
 from contracts.graph import topological_order
 
 if TYPE_CHECKING:
@@ -57,22 +68,74 @@ def reset_node_counter() -> NodeCounter:
     return COUNTER[0]
 
 
+def python_elements(data: object) -> list[object]:
+    """The scalars of Python data (an int, or nested lists and tuples), in order."""
+    found: list[object] = []
+    stack = [data]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, list | tuple):
+            stack.extend(reversed(item))
+        else:
+            found.append(item)
+    return found
+
+
+def check_python_elements(data: object, where: str) -> bool:
+    """What converting Python data would hide: a bool or a str among numbers (numpy makes 1.0 or
+    parses it) and an int beyond float64's range (a bare OverflowError, or an object array); arrays
+    are not scanned. True when the data holds numbers: they are converted as float64 directly (an int
+    beyond int64 would otherwise make an object array). All-bool data is left to its dtype."""
+    if not isinstance(data, list | tuple | int):
+        return False
+    items = python_elements(data)
+    if all(isinstance(item, bool | np.bool_) for item in items):
+        return False
+    for item in items:
+        if isinstance(item, bool | np.bool_) or not isinstance(item, Real):
+            raise TypeError(
+                f"{where}: data must be real numbers (int or float, bool and complex rejected), got "
+                f"{item!r} ({type(item).__name__}) among numbers"
+            )
+        if isinstance(item, int) and not -FLOAT64_INT_LIMIT < item < FLOAT64_INT_LIMIT:
+            raise ValueError(f"{where}: data must be finite, got {item!r} (beyond float64 range)")
+    return True
+
+
+FLOAT64_INT_LIMIT = 2**1024 - 2**970  # the ints from here on round to inf as float64
+
+
 def to_float64(xp: Any, data: object, where: str) -> Any:
     """data as a float64 array of xp: real numbers only (bool and complex refused), all finite."""
-    array = xp.asarray(data)
+    numbers = check_python_elements(data, where)
+    array = xp.asarray(data, dtype=xp.float64) if numbers else xp.asarray(data)
     if not (xp.isdtype(array.dtype, "integral") or xp.isdtype(array.dtype, "real floating")):
         raise TypeError(
             f"{where}: data must be real numbers (int or float, bool and complex rejected), "
             f"got dtype {array.dtype}"
         )
-    array = xp.astype(array, xp.float64)
-    if not bool(xp.all(xp.isfinite(array))):
-        count = int(xp.count_nonzero(xp.logical_not(xp.isfinite(array))))
-        raise ValueError(f"{where}: data must be finite, got {count} nan or inf element(s)")
+    array = xp.astype(array, xp.float64)  # a copy: the Tensor owns its data
+    if not all_finite(xp, array):
+        raise ValueError(
+            f"{where}: data must be finite, got {count_nonfinite(xp, array)} nan or inf element(s)"
+        )
     return array
 
 
-class Tensor:
+def all_finite(xp: Any, array: Any) -> bool:
+    """Every element finite: one summing pass (nan and inf propagate through sums), and the exact
+    elementwise check only when that sum is not finite (it may merely overflow)."""
+    return math.isfinite(finite_sum(xp, array)) or bool(xp.all(xp.isfinite(array)))
+
+
+def read_only(array: Any) -> Any:
+    """The array, made read-only if it is a numpy array (numpy scalars are immutable already)."""
+    if isinstance(array, np.ndarray):
+        array.flags.writeable = False
+    return array
+
+
+class Tensor(Frozen):
     """A float64 array, whether it needs a gradient, its gradient, and the op that produced it."""
 
     __slots__ = ("data", "grad", "op", "parents", "requires_grad", "xp")
@@ -80,12 +143,21 @@ class Tensor:
 
     def __init__(self, data: object, requires_grad: bool = False, xp: Any = None) -> None:
         namespace = np if xp is None else xp
-        self.xp: Any = namespace
-        self.data: Any = to_float64(namespace, data, "Tensor")
-        self.requires_grad = bool(requires_grad)
-        self.grad: Any = None
-        self.op: Op | None = None
-        self.parents: tuple[Tensor, ...] = ()
+        self.xp: Any
+        self.data: Any
+        self.requires_grad: bool
+        self.grad: Any
+        self.op: Op | None
+        self.parents: tuple[Tensor, ...]
+        set_fields(
+            self,
+            xp=namespace,
+            data=read_only(to_float64(namespace, data, "Tensor")),
+            requires_grad=bool(requires_grad),
+            grad=None,
+            op=None,
+            parents=(),
+        )
 
     def __repr__(self) -> str:
         return f"Tensor(shape={self.shape_tuple()}, requires_grad={self.requires_grad})"
@@ -145,8 +217,16 @@ class Tensor:
         grads: dict[int, Any] = {id(self): seed}  # this call's gradients, by node
         for node in reversed(order):
             propagate(node, grads)
-        for node in order:
-            settle(node, grads.get(id(node)))
+        settled = [(node, settle(node, grads.get(id(node)))) for node in order]
+        for node, grad in settled:
+            if grad is not None and not all_finite(node.xp, grad):
+                raise OverflowError(
+                    f"Tensor.backward: the gradient of {node!r} (op {op_name(node)}) must be finite, "
+                    f"got {count_nonfinite(node.xp, grad)} nan or inf element(s) (float64 overflow); "
+                    "no .grad was written"
+                )
+        for node, grad in settled:
+            object.__setattr__(node, "grad", grad)
 
 
 def upstream_seed(root: Tensor, grad: object) -> Any:
@@ -197,26 +277,45 @@ def propagate(node: Tensor, grads: dict[int, Any]) -> None:
             grads[key] = share if key not in grads else grads[key] + share
 
 
-def settle(node: Tensor, grad: Any) -> None:
-    """An op result takes this call's gradient; a leaf adds it to what earlier calls left.
+def settle(node: Tensor, grad: Any) -> Any:
+    """The .grad node takes: an op result this call's gradient; a leaf its earlier grad plus it.
 
     A leaf's first gradient is copied, so the leaf owns it (it may be the caller's upstream or shared
-    with another tensor's grad); a constant (no gradient this call) keeps None.
+    with another tensor's grad); a leaf with no gradient this call keeps its grad.
     """
     if node.parents:
-        node.grad = grad
-    elif grad is not None:
-        node.grad = node.xp.asarray(grad, copy=True) if node.grad is None else node.grad + grad
+        return grad
+    if grad is None:
+        return node.grad
+    return node.xp.asarray(grad, copy=True) if node.grad is None else node.grad + grad
+
+
+def op_name(node: Tensor) -> str:
+    return "leaf" if node.op is None else node.op.name
+
+
+def count_nonfinite(xp: Any, array: Any) -> int:
+    return int(xp.count_nonzero(xp.logical_not(xp.isfinite(array))))
 
 
 def make_node(xp: Any, data: Any, op: Op, parents: tuple[Tensor, ...]) -> Tensor:
     """An op result: trusted data (computed, not entered), wired to its parents and counted."""
+    if not all_finite(xp, data):
+        shapes = ", ".join(str(parent.shape_tuple()) for parent in parents)
+        raise OverflowError(
+            f"{op.name}: every result element must be finite, got {count_nonfinite(xp, data)} nan or "
+            f"inf element(s) from finite operands of shapes {shapes} (float64 overflow); no node is created"
+        )
+    requires_grad = any(parent.requires_grad for parent in parents)
     node = Tensor.__new__(Tensor)
-    node.xp = xp
-    node.data = data
-    node.requires_grad = any(parent.requires_grad for parent in parents)
-    node.grad = None
-    node.op = op
-    node.parents = parents if node.requires_grad else ()
+    set_fields(
+        node,
+        xp=xp,
+        data=read_only(data),
+        requires_grad=requires_grad,
+        grad=None,
+        op=op,
+        parents=parents if requires_grad else (),
+    )
     COUNTER[0].nodes += 1
     return node

@@ -1,0 +1,182 @@
+"""Issue 10, class 3: a validated object stays valid (S05/S07/T .rule.frozen, S03.rule.value-cells)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contracts import CountingValue, Matrix, Value
+from contracts.engines import Engine
+from contracts.errors import FrozenError, ParameterIdentityError
+from contracts.model import ModelPlan
+from contracts.tensor import Tensor, multiply
+from tests import strategies as s
+from tests.immutability_cases import (
+    BUILDERS,
+    REVERIFIED,
+    STAGE_TYPES,
+    data_attributes,
+    every_attribute,
+    snapshot,
+)
+from tests.spec_rows import require
+
+FAMILY = {"S05.rule.frozen": "shapes", "S07.rule.frozen": "linear", "T.rule.frozen": "tensor.api"}
+CASES = [
+    pytest.param(row_id, name, id=f"{row_id}-{name}", marks=pytest.mark.spec(row_id))
+    for row_id, names in STAGE_TYPES.items()
+    for name in names
+]
+
+
+def refusal(kind: str, name: str) -> str:
+    return rf"^{re.escape(kind)}: cannot (assign .+ to|delete) attribute '{re.escape(name)}': a validated "
+
+
+@pytest.mark.parametrize(("row_id", "type_name"), CASES)
+@given(value=s.assigned_value, data=st.data())
+def test_every_attribute_refuses_assignment_and_deletion(
+    engine: Engine, row_id: str, type_name: str, value: Any, data: st.DataObject
+) -> None:
+    """Assigning a generated value to, or deleting, any attribute raises FrozenError; nothing changes."""
+    require(engine, FAMILY[row_id], row_id)
+    obj = BUILDERS[type_name]()
+    kind = type(obj).__name__
+    names = every_attribute(obj)
+    name = data.draw(st.sampled_from(names), label="attribute")
+    before = snapshot(obj)
+    if name not in REVERIFIED.get(type_name, ()):
+        with pytest.raises(FrozenError, match=refusal(kind, name)):
+            setattr(obj, name, value)
+        assert before == snapshot(obj)
+    with pytest.raises(FrozenError, match=refusal(kind, name)):
+        delattr(obj, name)
+    assert before == snapshot(obj)
+
+
+@pytest.mark.parametrize(("row_id", "type_name"), CASES)
+def test_frozen_error_is_an_attribute_error_and_containers_are_tuples(
+    engine: Engine, row_id: str, type_name: str
+) -> None:
+    """FrozenError is an AttributeError; every container a validated object holds is a tuple (or None)."""
+    require(engine, FAMILY[row_id], row_id)
+    obj = BUILDERS[type_name]()
+    assert issubclass(FrozenError, AttributeError)
+    mutable = [
+        name for name in data_attributes(obj) if isinstance(getattr(obj, name), list | dict | set | bytearray)
+    ]
+    assert [] == mutable
+
+
+@pytest.mark.spec("S07.rule.frozen")
+@given(case=s.mlp_case(), data=st.data())
+def test_reverified_attributes_are_checked_by_the_next_forward(
+    engine: Engine, case: dict[str, Any], data: st.DataObject
+) -> None:
+    """Linear's weight, bias, name, scope and MLP's layers stay assignable: the next forward refuses."""
+    require(engine, "linear", "S07.rule.frozen")
+    model = ModelPlan.mlp(case["widths"], use_bias=case["use_bias"]).materialize()
+    layer = data.draw(st.sampled_from(model.layers))
+    change = data.draw(st.sampled_from(["weight", "name", "scope", "layers"]))
+    if change == "weight":
+        layer.weight = Matrix(layer.weight.data())
+    elif change == "name":
+        layer.name = layer.name + "x"
+    elif change == "scope":
+        layer.scope = "other"
+    else:
+        model.layers = (*model.layers[1:], model.layers[0]) if len(model.layers) > 1 else ()
+    assert frozenset({"weight", "bias", "name", "scope"}) == type(layer).REVERIFIED
+    assert frozenset({"layers"}) == type(model).REVERIFIED
+    x = Matrix([[0.5] * model.input_features()] * case["tokens"])
+    counter = CountingValue.reset()
+    with pytest.raises(ParameterIdentityError):
+        model.forward(x)
+    assert 0 == counter.operations
+
+
+@pytest.mark.spec("S07.rule.frozen")
+@given(widths=s.mlp_widths, out=st.integers(1, 3), tokens=st.integers(1, 3))
+def test_a_plan_changed_after_validation_cannot_reprice_a_forward(
+    engine: Engine, widths: list[int], out: int, tokens: int
+) -> None:
+    """plan.layers[0].out_features = n is refused; a forward at budget G makes exactly G nodes."""
+    require(engine, "linear", "S07.rule.frozen")
+    plan = ModelPlan.mlp(widths)
+    cost = plan.plan_forward(tokens).total_graph_nodes()
+    with pytest.raises(FrozenError, match=refusal("LinearPlan", "out_features")):
+        plan.layers[0].out_features = out
+    model = plan.materialize(value_type=CountingValue)
+    x = Matrix([[0.25] * widths[0]] * tokens, CountingValue)
+    counter = CountingValue.reset()
+    result = model.forward(x, budget=cost)
+    assert (cost, (tokens, widths[-1])) == (counter.operations, result.shape)
+
+
+@pytest.mark.spec("T.rule.frozen")
+@given(x=s.finite_floats, y=s.finite_floats)
+def test_tensor_data_is_read_only_so_backward_uses_the_forward_data(
+    engine: Engine, x: float, y: float
+) -> None:
+    """Writing into a leaf's data or a result's data is refused: multiply's gradient stays b."""
+    require(engine, "tensor.api", "T.rule.frozen")
+    a, b = Tensor([x], requires_grad=True), Tensor([y], requires_grad=True)
+    out = multiply(a, b)
+    for array in (a.data, b.data, out.data):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 7.0
+    out.backward(np.ones(1))
+    assert ([y], [x]) == (a.grad.tolist(), b.grad.tolist())
+    a.grad[0] = 0.0  # a leaf's grad is its own array: writable in place
+    assert [0.0] == a.grad.tolist()
+
+
+@pytest.mark.spec("S03.rule.value-cells")
+@given(a=s.finite_floats, b=s.finite_floats, new=s.finite_floats, value=s.assigned_value)
+def test_value_data_and_grad_are_cells_and_the_wiring_is_fixed(
+    engine: Engine, a: float, b: float, new: float, value: Any
+) -> None:
+    """parents/local_grads refuse assignment and deletion; data assigned after forward keeps the gradient."""
+    require(engine, "scalar.value-api", "S03.rule.value-cells")
+    x, y = Value(a), Value(b)
+    out = x * y
+    wiring = (out.parents, out.local_grads)
+    for name in ("parents", "local_grads"):
+        with pytest.raises(FrozenError, match=refusal("Value", name)):
+            setattr(out, name, value)
+        with pytest.raises(FrozenError, match=refusal("Value", name)):
+            delattr(out, name)
+    assert wiring == (out.parents, out.local_grads)
+    assert (x, y) == out.parents
+    x.data = new
+    out.backward()
+    assert (b, a) == (x.grad, y.grad)
+    x.grad = 0.0
+    assert [new, 0.0] == [x.data, x.grad]
+
+
+@pytest.mark.spec("S05.rule.frozen", "S03.rule.value-cells")
+@given(value=st.integers(0, 9))
+def test_refusal_messages_name_type_attribute_and_value(engine: Engine, value: int) -> None:
+    """The whole message: type, attribute, the value offered (short repr), and what to do instead."""
+    require(engine, "shapes", "S05.rule.frozen")
+    matrix = Matrix([[1.0]])
+    with pytest.raises(FrozenError) as assigned:
+        matrix.rows = [[value] * 40]  # type: ignore[assignment]
+    with pytest.raises(FrozenError) as deleted:
+        del matrix.rows
+    with pytest.raises(FrozenError) as wiring:
+        del Value(1.0).parents
+    assert [
+        f"Matrix: cannot assign [[{', '.join([str(value)] * 6)}, ...]] to attribute 'rows': a validated Matrix "
+        "is immutable after construction (build a new one)",
+        "Matrix: cannot delete attribute 'rows': a validated Matrix is immutable after construction "
+        "(build a new one)",
+        "Value: cannot delete attribute 'parents': a validated Value is immutable after construction "
+        "(build a new one)",
+    ] == [str(assigned.value), str(deleted.value), str(wiring.value)]
