@@ -83,6 +83,7 @@ def verify_main(argv: Sequence[str]) -> int:
         progress=not args.quiet,
         mutation_stats=args.mutation_stats,
         pytest_log=args.pytest_log,
+        output=args.output,
         pytest_args=passthrough,
     )
     try:

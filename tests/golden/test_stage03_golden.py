@@ -10,7 +10,7 @@ from contracts import CountingValue, Value, count_operation_nodes
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from tests.probes import assert_refused
-from tests.spec_rows import example_params, require, row, rows
+from tests.spec_rows import OWN_TYPES, SCALAR_REFUSALS, example_params, reference_only, require, row, rows
 from tests.stage03_cases import ATTEMPTS, spec_forward, spec_grads, split
 
 
@@ -52,6 +52,7 @@ def test_million_node_chain(engine: Engine) -> None:
     assert example["grad"] == engine.scalar_chain_grad(example["depth"])
 
 
+@reference_only(SCALAR_REFUSALS)
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="03", kind="failure")))
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """log(0), log(-1), exp(710), 1/0, (-8) ** 0.5, 0 ** -1, x ** True are refused with no node."""
@@ -59,6 +60,7 @@ def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, A
     assert_refused(spec_row, ATTEMPTS[spec_row.id](example))
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.constant-operands")
 def test_constant_operand_example(engine: Engine) -> None:
     """v = 3, c = 2: v + c = c + v = 5, v - c = 1, c - v = -1, v * c = 6, v / c = 1.5, c / v = 2/3."""
@@ -73,6 +75,7 @@ def test_constant_operand_example(engine: Engine) -> None:
     ]
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.counting-transparent")
 def test_counting_example(engine: Engine) -> None:
     """out = h*h + a with h = a*b builds 3 operation nodes, counted both ways."""

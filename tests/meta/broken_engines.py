@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from contracts.engines.base import Engine
 from contracts.engines.reference import ReferenceEngine
 
 
@@ -56,3 +57,9 @@ class ExpIgnoresUpstream(ReferenceEngine):
 
 class NotAnEngine:
     """Selected by a dotted path, but not an Engine: verify must refuse it."""
+
+
+class DeclaresNothing(Engine):
+    """An adapter that declares no capability and implements nothing: verify must verify nothing."""
+
+    name: ClassVar[str] = "declares-nothing"

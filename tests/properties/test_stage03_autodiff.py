@@ -15,7 +15,7 @@ from contracts.engines import Engine
 from contracts.spec import SpecRow
 from tests import strategies as s
 from tests.probes import assert_refused
-from tests.spec_rows import params, require, rows
+from tests.spec_rows import OWN_TYPES, SCALAR_REFUSALS, params, reference_only, require, rows
 from tests.stage03_cases import ATTEMPTS, spec_forward, spec_grads, split
 
 GRADIENT_ROWS = rows(stage="03", kind="gradient")
@@ -82,6 +82,7 @@ FORMS: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.constant-operands")
 @pytest.mark.parametrize("spec_row", params(BINARY_ROWS))
 @given(data=st.data())
@@ -103,6 +104,7 @@ def test_number_operand_is_a_constant(engine: Engine, spec_row: SpecRow, data: s
         assert grads[variable] == pytest.approx(leaf.grad, rel=1e-12, abs=1e-12)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.counting-transparent")
 @given(a=s.small_floats, b=s.small_floats, depth=st.integers(1, 6))
 def test_counting_value_computes_like_value(engine: Engine, a: float, b: float, depth: int) -> None:
@@ -142,6 +144,7 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
 }
 
 
+@reference_only(SCALAR_REFUSALS)
 @pytest.mark.parametrize("spec_row", params(rows(stage="03", kind="failure")))
 @given(data=st.data())
 def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
@@ -155,6 +158,7 @@ def test_failure_rows_all_have_generators() -> None:
     assert {r.id for r in rows(stage="03", kind="failure")} == set(FAILURE_CASES)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.accumulate")
 @given(x=st.floats(-5, 5))
 def test_every_path_adds_into_a_shared_leaf(engine: Engine, x: float) -> None:

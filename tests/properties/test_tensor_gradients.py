@@ -16,7 +16,7 @@ from contracts.spec import SpecRow
 from contracts.tensor import reduce_to_shape
 from contracts.tensor.engine_ops import reference_tensor_vjp
 from tests import strategies as s
-from tests.spec_rows import params, require
+from tests.spec_rows import OWN_TYPES, params, reference_only, require
 from tests.tensor_cases import (
     GRADIENT_ROWS,
     gradient_row,
@@ -130,6 +130,7 @@ def test_broadcast_gradient_is_the_explicit_sum(engine: Engine, op: str, data: s
         assert sum_to_shape(frame_grad, x.shape) == pytest.approx(grad, rel=1e-12, abs=1e-12)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("T.rule.broadcast-reduction")
 @pytest.mark.parametrize("xp", [np, array_api_strict], ids=["numpy", "array_api_strict"])
 @given(
@@ -195,6 +196,7 @@ def test_one_dimensional_matmul_follows_numpy_promotion(engine: Engine, data: st
         assert expected == pytest.approx(actual, rel=1e-9, abs=1e-12)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("T.rule.namespace")
 @pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
 @given(data=st.data())

@@ -7,7 +7,15 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
-from contracts.verify.report import ROW_STATUSES, UNBOUND, Report, ReportedTest, RowResult, summarize
+from contracts.verify.report import (
+    NOTHING_VERIFIED,
+    ROW_STATUSES,
+    UNBOUND,
+    Report,
+    ReportedTest,
+    RowResult,
+    summarize,
+)
 
 SHORT = {NOT_APPLICABLE: "n/a"}
 TITLE_WIDTH = 48
@@ -124,6 +132,11 @@ def mutation_line(report: Report) -> str:
     )
 
 
+def unverified_lines(report: Report) -> list[str]:
+    """The one-line reason a run proved nothing (every row n/a, skipped or unbound), if it did not."""
+    return [] if report.verified_any() else [NOTHING_VERIFIED]
+
+
 def verdict(report: Report) -> str:
     totals = summarize(report.rows)["by_status"]
     counts = ", ".join(f"{totals[status]} {status}" for status in ROW_STATUSES if totals[status])
@@ -174,6 +187,7 @@ def format_table(report: Report) -> str:
         lines += ["", *others]
     summary = summary_table(report)
     lines += ["", *align(summary, right=frozenset(range(1, len(summary[0])))), "", mutation_line(report)]
+    lines.extend(unverified_lines(report))
     lines.append(verdict(report))
     return "\n".join(lines) + "\n"
 
@@ -218,7 +232,7 @@ def format_markdown(report: Report) -> str:
         lines += ["", "## Other problems", "", "```text", *others, "```"]
     lines += ["", "## Summary", ""]
     lines.extend(md_table(summary_table(report)))
-    lines += ["", mutation_line(report), "", f"**{verdict(report)}**"]
+    lines += ["", mutation_line(report), "", *unverified_lines(report), f"**{verdict(report)}**"]
     return "\n".join(lines) + "\n"
 
 

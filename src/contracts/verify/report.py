@@ -4,11 +4,14 @@ A row's status: failed if any of its tests failed (or errored); else passed if a
 not applicable if every test was skipped as not applicable (the engine lacks the row, with the
 reason); else skipped (its tests were skipped for another reason, so the row is not proven);
 unbound if no test names it (deselected instead when a keyword selection left it without tests).
+A row with a test that passed without calling the engine (and is not reference-only) is not
+exercised: never green.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +24,7 @@ from contracts.verify.records import (
     FAILED,
     NOT_APPLICABLE,
     NOT_APPLICABLE_PREFIX,
+    NOT_EXERCISED,
     PASSED,
     SKIPPED,
     Record,
@@ -29,7 +33,10 @@ from contracts.verify.records import (
 # row statuses
 UNBOUND = "unbound"
 DESELECTED = "deselected"
-ROW_STATUSES = (PASSED, FAILED, NOT_APPLICABLE, SKIPPED, UNBOUND, DESELECTED)
+ROW_STATUSES = (PASSED, FAILED, NOT_EXERCISED, NOT_APPLICABLE, SKIPPED, UNBOUND, DESELECTED)
+NOTHING_VERIFIED = (
+    "nothing verified: no test ran against the engine (every selected row is n/a, skipped or unbound)"
+)
 ACCEPTED = frozenset({PASSED, NOT_APPLICABLE, DESELECTED})  # the statuses that keep the exit code 0
 
 
@@ -39,6 +46,8 @@ def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
         return DESELECTED if deselection else UNBOUND
     if FAILED in outcomes or ERROR in outcomes:
         return FAILED
+    if NOT_EXERCISED in outcomes:
+        return NOT_EXERCISED  # a test claims the row yet never ran the engine: the row is not proven
     if PASSED in outcomes:
         return PASSED
     if all(outcome == NOT_APPLICABLE for outcome in outcomes):
@@ -46,9 +55,31 @@ def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
     return SKIPPED
 
 
+@dataclass(frozen=True)
+class Rerun:
+    """How verify ran the suite, so that a failing test can be rerun the same way from any directory:
+    the suite root (cd there), the adapter's import root (PYTHONPATH), the Python, the engine, the
+    hypothesis profile and any further pytest options (seed, quick settings)."""
+
+    impl: str
+    profile: str
+    suite: str | None = None
+    pythonpath: tuple[str, ...] = ()
+    python: str | None = None
+    extra: tuple[str, ...] = ()
+
+    def command(self, nodeid: str) -> str:
+        pytest = ["pytest"] if self.python is None else [self.python, "-m", "pytest"]
+        args = [*pytest, nodeid, "--impl", self.impl, f"--hypothesis-profile={self.profile}", *self.extra]
+        text = shlex.join(args)
+        if self.pythonpath:
+            text = f"PYTHONPATH={shlex.quote(os.pathsep.join(self.pythonpath))} {text}"
+        return text if self.suite is None else f"cd {shlex.quote(self.suite)} && {text}"
+
+
 def repro_command(nodeid: str, impl: str, profile: str) -> str:
     """A copy-paste command (run from the suite root) that reruns one test the way verify ran it."""
-    return shlex.join(["pytest", nodeid, "--impl", impl, f"--hypothesis-profile={profile}"])
+    return Rerun(impl, profile).command(nodeid)
 
 
 @dataclass
@@ -110,12 +141,10 @@ class RowResult:
         }
 
 
-def reported_test(record: Record, impl: str, profile: str) -> ReportedTest:
+def reported_test(record: Record, rerun: Rerun) -> ReportedTest:
     """A record with its suite, and a repro command if it failed."""
     failed = record.outcome in (FAILED, ERROR)
-    return ReportedTest(
-        record, suite_of(record.nodeid), repro_command(record.nodeid, impl, profile) if failed else None
-    )
+    return ReportedTest(record, suite_of(record.nodeid), rerun.command(record.nodeid) if failed else None)
 
 
 def skip_reasons(tests: Iterable[ReportedTest]) -> list[str]:
@@ -131,14 +160,13 @@ def skip_reasons(tests: Iterable[ReportedTest]) -> list[str]:
 def aggregate(
     rows: Iterable[Mapping[str, Any]],
     records: Iterable[Record],
-    impl: str,
-    profile: str,
+    rerun: Rerun,
     deselection: bool = False,
 ) -> list[RowResult]:
     """One RowResult per spec row, in spec order. rows need id, title, kind and stage."""
     by_id: dict[str, list[ReportedTest]] = {}
     for record in records:
-        result = reported_test(record, impl, profile)
+        result = reported_test(record, rerun)
         for spec_id in record.spec_ids:
             by_id.setdefault(spec_id, []).append(result)
     results = []
@@ -228,7 +256,13 @@ class Report:
         lines += [f"collection error: {error['nodeid']}" for error in self.collection_errors]
         if self.pytest_crashed():
             lines.append(f"pytest exited with code {self.pytest_exit_code}")
+        if not self.verified_any():
+            lines.append(NOTHING_VERIFIED)
         return lines
+
+    def verified_any(self) -> bool:
+        """Some row passed or failed: some test ran against the engine (a green run proves something)."""
+        return any(row.status in (PASSED, FAILED) for row in self.rows)
 
     def pytest_crashed(self) -> bool:
         """pytest's own exit code says more than 'some tests failed' (1) or 'none collected' (5)."""
