@@ -34,6 +34,8 @@ settings.register_profile(
     max_examples=20,
     phases=[Phase.explicit, Phase.generate],
 )
+# `contracts verify --quick`: a smoke run for slow engines (the report says the run was quick).
+settings.register_profile("quick", parent=settings.get_profile("ci"), max_examples=5)
 settings.register_profile(
     "thorough", parent=DEFAULT, max_examples=2000, deadline=None, verbosity=Verbosity.normal
 )
@@ -48,6 +50,19 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="engine under test: reference, torch, micrograd, or pkg.module:Class "
         "(default: $CONTRACTS_IMPL or reference)",
     )
+    parser.addoption(
+        "--deep-graph-depth",
+        type=int,
+        default=None,
+        help="nodes in the deep-graph rows' long chain (default: the spec's 10^6; verify --quick: 10^4)",
+    )
+
+
+@pytest.fixture(scope="session")
+def deep_graph_depth(request: pytest.FixtureRequest) -> int | None:
+    """The deep-graph chain length asked for on the command line (None: the spec's own)."""
+    depth: int | None = request.config.getoption("--deep-graph-depth")
+    return depth
 
 
 def pytest_configure(config: pytest.Config) -> None:

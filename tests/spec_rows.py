@@ -116,3 +116,26 @@ class RecordingEngine:
             return method(*args, **kwargs)
 
         return call
+
+
+# ---------------------------------------------------------------- readable failures
+
+
+def shown(value: Any) -> Any:
+    """Arrays as nested lists, so a failure message shows the numbers, not numpy's repr."""
+    return value.tolist() if hasattr(value, "tolist") else value
+
+
+def assert_engine_gives(
+    spec_says: Any, engine_gave: Any, *, rel: float, abs: float = 0.0, what: str = "", source: str = "spec"
+) -> None:
+    """The engine's result equals the spec's within tolerance; else an AssertionError that labels both
+    sides ('engine gave X, spec says Y'), which pytest.approx's Obtained/Expected get backwards when
+    the expected value is written on the left."""
+    if pytest.approx(spec_says, rel=rel, abs=abs) == engine_gave:
+        return
+    where = f"{what}: " if what else ""
+    tolerance = f"(rel={rel}, abs={abs})"
+    raise AssertionError(
+        f"{where}engine gave {shown(engine_gave)!r}, {source} says {shown(spec_says)!r} {tolerance}"
+    )

@@ -14,7 +14,7 @@ from contracts.engines import Engine
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor, add, multiply, summed_axes
 from contracts.tensor.engine_ops import reference_tensor_vjp
-from tests.spec_rows import OWN_TYPES, example_params, reference_only, require, row, rows
+from tests.spec_rows import OWN_TYPES, assert_engine_gives, example_params, reference_only, require, row, rows
 from tests.tensor_cases import (
     GRADIENT_ROWS,
     OPS,
@@ -44,10 +44,12 @@ def assert_example(
 ) -> None:
     expected_value, expected_grads = expected_of(spec_row, example)
     value, grads = actual
-    assert expected_value == pytest.approx(value, rel=1e-12, abs=0)
+    assert_engine_gives(expected_value, value, rel=1e-12, what="value", source="the example")
     assert len(expected_grads) == len(grads)
-    for expected, grad in zip(expected_grads, grads, strict=True):
-        assert expected == pytest.approx(grad, rel=1e-12, abs=0)
+    for index, (expected, grad) in enumerate(zip(expected_grads, grads, strict=True)):
+        assert_engine_gives(
+            expected, grad, rel=1e-12, what=f"gradient of input {index}", source="the example"
+        )
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params(GRADIENT_ROWS))

@@ -14,6 +14,7 @@ from contracts.verify.report import (
     Report,
     ReportedTest,
     RowResult,
+    causes,
     summarize,
 )
 
@@ -95,6 +96,25 @@ def failure_blocks(tests: Iterable[ReportedTest], indent: str) -> list[str]:
     return lines
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def cause_lines(report: Report, indent: str) -> list[str]:
+    """The failing rows grouped by shared cause: 'N rows, M causes', then each cause with its rows."""
+    found = causes(report.rows)
+    if not found:
+        return []
+    failing = {row_id for cause in found for row_id in cause.rows}
+    lines = [f"failing rows by cause: {plural(len(failing), 'row')}, {plural(len(found), 'cause')}"]
+    for number, cause in enumerate(found, 1):
+        where = f" in {cause.test}" if cause.test else ""
+        lines.append(f"{indent}cause {number}{where}: {cause.signature}")
+        lines.append(f"{indent}  {plural(len(cause.rows), 'row')}: {', '.join(cause.rows)}")
+        lines.append(f"{indent}  {plural(len(cause.tests), 'test')}: {', '.join(cause.tests)}")
+    return lines
+
+
 def reasons(rows: Iterable[RowResult]) -> dict[str, list[str]]:
     """skip reason -> the rows it applies to (not applicable and skipped rows)."""
     grouped: dict[str, list[str]] = {}
@@ -172,6 +192,7 @@ def format_table(report: Report) -> str:
     lines.extend(align(table, right=frozenset({5, 6})))
     failed = [row for row in report.rows if row.failures()]
     if failed:
+        lines += ["", *cause_lines(report, "  ")]
         lines += ["", "failures:"]
         for row in failed:
             lines.append(f"  {row.id} ({row.kind}): {row.title}")
@@ -212,6 +233,7 @@ def format_markdown(report: Report) -> str:
     lines.extend(md_table(table))
     failed = [row for row in report.rows if row.failures()]
     if failed:
+        lines += ["", "## Failures by cause", "", "```text", *cause_lines(report, "  "), "```"]
         lines += ["", "## Failures"]
         for row in failed:
             lines += ["", f"### `{row.id}` ({row.kind}): {row.title}", ""]

@@ -182,7 +182,26 @@ def crash_message(longrepr: Any, longrepr_text: str) -> str:
         kept.append(line.rstrip())
     message = "\n".join(kept).strip()
     subs = sub_exceptions(longrepr_text)
-    return message + ("\nsub-exceptions: " + "; ".join(subs) if subs else "")
+    chain = "".join(f"\ncaused by: {cause}" for cause in cause_chain(longrepr_text))
+    return message + chain + ("\nsub-exceptions: " + "; ".join(subs) if subs else "")
+
+
+CHAIN_MARKERS = (
+    "The above exception was the direct cause of the following exception:",
+    "During handling of the above exception, another exception occurred:",
+)
+
+
+def cause_chain(longrepr_text: str) -> list[str]:
+    """The exceptions a failure was raised from (its __cause__ / __context__ chain), nearest first:
+    pytest prints each before the one it caused, separated by CHAIN_MARKERS."""
+    segments = re.split("|".join(re.escape(marker) for marker in CHAIN_MARKERS), longrepr_text)
+    found: list[str] = []
+    for segment in reversed(segments[:-1]):
+        errors = [line[4:].strip() for line in segment.splitlines() if line.startswith("E   ")]
+        if errors:
+            found.append(errors[0])
+    return found
 
 
 def sub_exceptions(longrepr_text: str) -> list[str]:

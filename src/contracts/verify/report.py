@@ -103,6 +103,8 @@ class ReportedTest:
             "falsifying_example": record.falsifying,
             "reproduce_failure": record.reproduce,
             "repro": self.repro,
+            "engine_calls": record.engine_calls,
+            "reference_only": record.reference_only,
         }
 
 
@@ -191,6 +193,55 @@ def aggregate(
             )
         )
     return results
+
+
+ASSERTION_STARTS = ("assert ", "AssertionError")
+
+
+def test_function(nodeid: str) -> str:
+    """The test function of a node id, without its parameters (tests/x.py::t[a] -> tests/x.py::t)."""
+    return nodeid.partition("[")[0]
+
+
+def signature(message: str | None) -> str:
+    """A failure's first line: the exception type and message, or the failing assertion."""
+    lines = (message or "").strip().splitlines()
+    return lines[0] if lines else "(no message)"
+
+
+@dataclass
+class Cause:
+    """One failure shared by several rows: the same exception raised anywhere (one engine bug seen by
+    several tests), or the same assertion failing in the same test function."""
+
+    signature: str
+    test: str | None  # the test function, for an assertion; None for an exception seen across tests
+    rows: list[str] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"signature": self.signature, "test": self.test, "rows": self.rows, "tests": self.tests}
+
+
+def cause_key(test: ReportedTest) -> tuple[str, str | None]:
+    first = signature(test.record.message)
+    if first.startswith(ASSERTION_STARTS):
+        return first, test_function(test.record.nodeid)
+    return first, None
+
+
+def causes(results: Sequence[RowResult]) -> list[Cause]:
+    """The failing rows grouped by cause, in the order the causes first appear."""
+    grouped: dict[tuple[str, str | None], Cause] = {}
+    for result in results:
+        for test in result.failures():
+            key = cause_key(test)
+            cause = grouped.setdefault(key, Cause(*key))
+            if result.id not in cause.rows:
+                cause.rows.append(result.id)
+            if test.record.nodeid not in cause.tests:
+                cause.tests.append(test.record.nodeid)
+    return list(grouped.values())
 
 
 def unknown_ids(known: Iterable[str], records: Iterable[Record]) -> dict[str, list[str]]:
@@ -284,6 +335,7 @@ class Report:
             "exit_code": self.exit_code(),
             "problems": self.problems(),
             "rows": [row.to_json() for row in self.rows],
+            "causes": [cause.to_json() for cause in causes(self.rows)],
             "other_tests": [test.to_json() for test in self.other_tests],
             "unknown_ids": self.unknown_ids,
             "collection_errors": self.collection_errors,

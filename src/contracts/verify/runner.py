@@ -36,6 +36,7 @@ MUTATION_STATS = Path("mutants") / "mutmut-cicd-stats.json"
 EXIT_USAGE = 2  # the run could not start: unknown engine, missing extra, no suite
 EXIT_PYTEST = 3  # pytest itself failed (internal or usage error): no results
 LOG_TAIL = 40
+QUICK_DEPTH = 10_000  # the deep-graph rows' chain under --quick (the spec asks for 10^6)
 STOP_GRACE = 10.0  # seconds pytest gets to end after SIGTERM before it is killed
 
 
@@ -59,6 +60,8 @@ class VerifyOptions:
     mutation_stats: str | None = None
     pytest_log: str | None = None
     output: str | None = None  # the report file the CLI writes (checked before the suite runs)
+    quick: bool = False  # a smaller deep graph (QUICK_DEPTH nodes); the CLI also picks the quick profile
+    seed: int | None = None
     pytest_args: list[str] = field(default_factory=list)
 
 
@@ -207,6 +210,7 @@ def pytest_command(options: VerifyOptions, impl: str, root: Path, out: Path) -> 
     command += ["-p", "contracts.verify.plugin", "--contracts-verify-out", str(out)]
     command += ["--impl", impl, f"--hypothesis-profile={options.profile}"]
     command += ["-q", "--tb=short", "--continue-on-collection-errors", "-p", "no:cacheprovider"]
+    command += list(run_settings(options))
     if options.progress:
         command.append("--contracts-progress")
     for prefix in split_prefixes(options.rows):
@@ -218,6 +222,23 @@ def pytest_command(options: VerifyOptions, impl: str, root: Path, out: Path) -> 
             raise VerifyError("-n needs pytest-xdist, which is not installed: pip install -e '.[test]'")
         command += ["-n", str(options.workers)]
     return [*command, *options.pytest_args]
+
+
+def run_settings(options: VerifyOptions) -> tuple[str, ...]:
+    """pytest options that change what the tests compute (the repro commands repeat them)."""
+    found: tuple[str, ...] = ()
+    if options.quick:
+        found += ("--deep-graph-depth", str(QUICK_DEPTH))
+    if options.seed is not None:
+        found += (f"--hypothesis-seed={options.seed}",)
+    return found
+
+
+def quick_note(options: VerifyOptions) -> str | None:
+    if not options.quick:
+        return None
+    depth = f"deep-graph chain of {QUICK_DEPTH} nodes (the spec asks for 10^6)"
+    return f"{depth}, hypothesis profile {options.profile}"
 
 
 def child_environment(root: Path, adapter_root: str | None = None) -> dict[str, str]:
@@ -317,7 +338,8 @@ def log_tail(log: Path) -> str:
 def rerun_of(options: VerifyOptions, impl: str, root: Path, environ: Mapping[str, str]) -> Rerun:
     """How to rerun one test as verify runs it, from any directory (see Rerun)."""
     paths = tuple(filter(None, environ.get("PYTHONPATH", "").split(os.pathsep)))
-    return Rerun(impl, options.profile, str(root), paths, sys.executable, ("-p", "no:cacheprovider"))
+    extra = (*run_settings(options), "-p", "no:cacheprovider")
+    return Rerun(impl, options.profile, str(root), paths, sys.executable, extra)
 
 
 def preflight(options: VerifyOptions) -> tuple[Path, str, Engine, list[SpecRow], list[str]]:
@@ -362,7 +384,12 @@ def verify(options: VerifyOptions) -> Report:
         suite=str(root),
         profile=options.profile,
         workers=worker_count(options.workers),
-        selection={"rows": prefixes, "keyword": options.keyword},
+        selection={
+            "rows": prefixes,
+            "keyword": options.keyword,
+            "quick": quick_note(options),
+            "seed": options.seed,
+        },
         rows=aggregate(row_like, records, rerun, deselection=bool(options.keyword)),
         other_tests=[reported_test(record, rerun) for record in records if not record.spec_ids],
         unknown_ids=unknown_ids((r.id for r in rows), records),
