@@ -12,6 +12,7 @@ import pytest
 from contracts.verify.formats import format_json, format_markdown, format_specs, format_table
 from contracts.verify.records import Record
 from contracts.verify.report import (
+    NOTHING_VERIFIED,
     Report,
     Rerun,
     aggregate,
@@ -387,6 +388,14 @@ A.fail.bad   failure   failed   failed    failed         12  1.50s  fails
 A.rule.na    rule      n/a      n/a       n/a             0  1.00s  not applicable
 B.rule.free  rule      unbound  unbound   unbound         0  0.00s  no test
 
+failing rows by cause: 1 row, 2 causes
+  cause 1 in tests/properties/test_x.py::test_bad: assert 1 == 2
+    1 row: A.fail.bad
+    1 test: tests/properties/test_x.py::test_bad
+  cause 2 in tests/golden/test_x.py::test_bad2: assert 3 == 4
+    1 row: A.fail.bad
+    1 test: tests/golden/test_x.py::test_bad2
+
 failures:
   A.fail.bad (failure): fails
     failed: tests/properties/test_x.py::test_bad
@@ -437,6 +446,18 @@ conventions declared by x (reported as not applicable):<br>
 | `A.fail.bad` | failure | failed | failed | failed | 12 | 1.50s | fails |
 | `A.rule.na` | rule | n/a | n/a | n/a | 0 | 1.00s | not applicable |
 | `B.rule.free` | rule | unbound | unbound | unbound | 0 | 0.00s | no test |
+
+## Failures by cause
+
+```text
+failing rows by cause: 1 row, 2 causes
+  cause 1 in tests/properties/test_x.py::test_bad: assert 1 == 2
+    1 row: A.fail.bad
+    1 test: tests/properties/test_x.py::test_bad
+  cause 2 in tests/golden/test_x.py::test_bad2: assert 3 == 4
+    1 row: A.fail.bad
+    1 test: tests/golden/test_x.py::test_bad2
+```
 
 ## Failures
 
@@ -534,8 +555,11 @@ def test_json_document_in_full(tmp_path: Path) -> None:
         "falsifying_example": "x=1",
         "reproduce_failure": "@reproduce_failure('6', b'A')",
         "repro": f"pytest {GOLDEN.format('bad')} --impl fake --hypothesis-profile=ci",
+        "engine_calls": None,
+        "reference_only": None,
     }
-    zero = dict.fromkeys(("passed", "failed", "not applicable", "skipped", "unbound", "deselected"), 0)
+    statuses = ("passed", "failed", "not exercised", "not applicable", "skipped", "unbound", "deselected")
+    zero = dict.fromkeys(statuses, 0)
     assert {
         "format": "contracts-verify-report",
         "version": 1,
@@ -560,6 +584,9 @@ def test_json_document_in_full(tmp_path: Path) -> None:
                 "duration": 0.123457,
                 "tests": [test],
             }
+        ],
+        "causes": [
+            {"signature": "boom", "test": None, "rows": ["A.fail.bad"], "tests": [GOLDEN.format("bad")]}
         ],
         "other_tests": [],
         "unknown_ids": {},
@@ -708,7 +735,7 @@ def test_table_with_skipped_and_deselected_rows() -> None:
     }
 
     def report(workers: int, rows: list[dict[str, str]]) -> Report:
-        results = aggregate(rows, records, "y", "ci", deselection=True)
+        results = aggregate(rows, records, Rerun("y", "ci"), deselection=True)
         return make_report(
             records,
             rows=results,
@@ -728,7 +755,16 @@ def test_table_with_skipped_and_deselected_rows() -> None:
         "contracts verify: engine y (m:Y), hypothesis profile ci, xdist workers: 2\n"
     )
     empty = format_table(report(0, [])).splitlines()
-    assert ["all       0       0       0    0        0", "OK: 0 rows: none in 0.0s"] == [empty[-4], empty[-1]]
+    # no row at all: nothing was verified, so never OK (the one-line reason comes before the verdict)
+    assert [
+        "all       0       0       0    0        0",
+        NOTHING_VERIFIED,
+        "FAILED: 0 rows: none in 0.0s",
+    ] == [
+        empty[-5],
+        empty[-2],
+        empty[-1],
+    ]
 
 
 SPEC_ROWS: list[dict[str, Any]] = [
@@ -828,7 +864,8 @@ def test_shared_reason_and_failure_without_message() -> None:
     assert "    A.rule.p, A.rule.q" == table[at + 1]
     markdown = format_markdown(report).splitlines()
     assert "- engine does not provide x: `A.rule.p`, `A.rule.q`" in markdown
-    at = markdown.index("```text")
+    at = markdown.index("## Failures")
+    at = markdown.index("```text", at)
     assert [
         "```text",
         "",

@@ -198,9 +198,10 @@ def cause_chain(longrepr_text: str) -> list[str]:
     segments = re.split("|".join(re.escape(marker) for marker in CHAIN_MARKERS), longrepr_text)
     found: list[str] = []
     for segment in reversed(segments[:-1]):
+        lines = [line.strip() for line in segment.splitlines() if line.strip()]
         errors = [line[4:].strip() for line in segment.splitlines() if line.startswith("E   ")]
-        if errors:
-            found.append(errors[0])
+        if errors or lines:  # an exception raised nowhere (no traceback) is printed bare, without "E"
+            found.append(errors[0] if errors else lines[-1])
     return found
 
 
