@@ -76,7 +76,7 @@ def test_one_dimensional_matmul_example(engine: Engine, spec_row: SpecRow, examp
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.broadcast-reduction")]))
 def test_broadcast_reduction_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
-    """(2, 1, 3) + (4, 1): a's gradient sums axis 1 (4s), b's sums axes 0 and 2 (6s)."""
+    """(2, 1, 3) + (4, 1) under an upstream of distinct values: a sums axis 1, b sums axes 0 and 2."""
     require(engine, "tensor.add", spec_row.id)
     inputs, upstream = as_arrays(example["inputs"]), upstream_of(example)
     _, spec_grads = spec_vjp(gradient_row("add"), inputs, upstream)

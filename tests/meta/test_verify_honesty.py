@@ -351,3 +351,39 @@ def test_a_signal_stops_pytest_and_removes_temporary_files(tmp_path: Path, signu
         time.sleep(0.1)
     assert not alive(child)
     assert [] == list(temp.iterdir())
+
+
+# ---------------------------------------------------------------- goldens with teeth
+
+
+def broadcast_examples() -> list[tuple[str, dict[str, Any]]]:
+    """Tensor examples whose gradient is reduced: operands of different shapes (broadcast, batch axes,
+    1-D promotion), with an upstream of more than one element."""
+    import numpy as np
+
+    from tests.spec_rows import rows
+
+    found = []
+    for spec_row in rows(stage="T"):
+        for example in spec_row.get("examples", ()):
+            shapes = {np.shape(x) for x in example.get("inputs", ())}
+            if len(shapes) > 1 and np.size(example.get("upstream", 0.0)) > 1:
+                found.append((spec_row.id, example))
+    return found
+
+
+def test_every_reduction_golden_has_a_non_uniform_upstream() -> None:
+    """Summing the wrong axes (or spreading the total evenly) changes a reduced golden's answer: its
+    upstream gradient holds distinct values, never all ones."""
+    import numpy as np
+
+    found = broadcast_examples()
+    assert {"T.grad.add", "T.grad.multiply", "T.rule.broadcast-reduction", "T.rule.matmul-promotion"} <= {
+        row_id for row_id, _ in found
+    }
+    repeated = [
+        (row_id, example["upstream"])
+        for row_id, example in found
+        if len(set(np.ravel(example["upstream"]).tolist())) != np.size(example["upstream"])
+    ]
+    assert [] == repeated
