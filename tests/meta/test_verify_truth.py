@@ -281,9 +281,14 @@ def test_profiles_are_read_from_the_suite_conftest(tmp_path: Path) -> None:
 def test_a_signal_during_the_run_raises_and_handlers_are_restored() -> None:
     """Inside signals_interrupt SIGTERM raises VerifyInterruptedError (exit 143); outside, the previous
     handlers are back."""
-    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
     message = "^interrupted by SIGTERM: stopped pytest, removed temporary files$"
     installed: list[Any] = []
+
+    def fallback(signum: int, _frame: Any) -> None:  # so a missing handler fails the test, not pytest
+        raise LookupError(f"signal {signum} reached the handler in place before the run")
+
+    previous = signal.signal(signal.SIGTERM, fallback)
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
 
     def interrupted_run() -> None:
         with signals_interrupt():
@@ -291,13 +296,14 @@ def test_a_signal_during_the_run_raises_and_handlers_are_restored() -> None:
             os.kill(os.getpid(), signal.SIGTERM)
             time.sleep(5)  # the handler raises as soon as the signal arrives
 
-    with pytest.raises(VerifyInterruptedError, match=message) as raised:
-        interrupted_run()
+    try:
+        with pytest.raises(VerifyInterruptedError, match=message) as raised:
+            interrupted_run()
+        after = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
     assert [raise_interrupted] == installed
-    assert (143, before) == (
-        raised.value.code,
-        (signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)),
-    )
+    assert (143, before) == (raised.value.code, after)
     assert 130 == VerifyInterruptedError(signal.SIGINT).code
 
 
