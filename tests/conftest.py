@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from typing import cast
 
 import pytest
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 
 from contracts.engines import Engine, load_engine, selected_name
+from contracts.verify.records import ENGINE_CALLS_PROPERTY, REFERENCE_ONLY_MARKER, REFERENCE_ONLY_PREFIX
+from tests.spec_rows import RecordingEngine, is_reference
 
 # Every profile names its parent explicitly: a profile registered without one inherits whatever
 # profile is active at registration time (hypothesis loads its own `ci` profile when CI is set).
@@ -30,6 +34,8 @@ settings.register_profile(
     max_examples=20,
     phases=[Phase.explicit, Phase.generate],
 )
+# `contracts verify --quick`: a smoke run for slow engines (the report says the run was quick).
+settings.register_profile("quick", parent=settings.get_profile("ci"), max_examples=5)
 settings.register_profile(
     "thorough", parent=DEFAULT, max_examples=2000, deadline=None, verbosity=Verbosity.normal
 )
@@ -44,9 +50,57 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help="engine under test: reference, torch, micrograd, or pkg.module:Class "
         "(default: $CONTRACTS_IMPL or reference)",
     )
+    parser.addoption(
+        "--deep-graph-depth",
+        type=int,
+        default=None,
+        help="nodes in the deep-graph rows' long chain (default: the spec's 10^6; verify --quick: 10^4)",
+    )
+
+
+@pytest.fixture(scope="session")
+def deep_graph_depth(request: pytest.FixtureRequest) -> int | None:
+    """The deep-graph chain length asked for on the command line (None: the spec's own)."""
+    depth: int | None = request.config.getoption("--deep-graph-depth")
+    return depth
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        f"{REFERENCE_ONLY_MARKER}(reason): the test exercises this project's own types; "
+        "not applicable on any engine but the reference",
+    )
 
 
 @pytest.fixture(scope="session")
 def engine(request: pytest.FixtureRequest) -> Engine:
-    """The engine under test."""
-    return load_engine(selected_name(request.config.getoption("--impl")))
+    """The engine under test, wrapped so that each test's calls of its adapter methods are counted."""
+    recording = RecordingEngine(load_selected(request.config))
+    return cast(Engine, recording)
+
+
+@pytest.fixture(autouse=True)
+def engine_use(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Skip a reference-only test on any other engine; record how often a test called the engine
+    (verify reports a passing spec test that never did as not exercised)."""
+    marker = request.node.get_closest_marker(REFERENCE_ONLY_MARKER)
+    if marker is not None and not is_reference(load_selected(request.config)):
+        pytest.skip(f"{REFERENCE_ONLY_PREFIX} {marker.args[0]}")
+    uses_engine = "engine" in request.fixturenames
+    recording = cast(RecordingEngine, request.getfixturevalue("engine")) if uses_engine else None
+    before = recording.calls if recording is not None else 0
+    yield
+    calls = recording.calls - before if recording is not None else 0
+    request.node.user_properties.append((ENGINE_CALLS_PROPERTY, calls))
+
+
+ENGINE_KEY = pytest.StashKey[Engine]()
+
+
+def load_selected(config: pytest.Config) -> Engine:
+    """The selected engine, loaded once per session (without the engine fixture, so a reference-only
+    test that does not request it still learns which engine runs)."""
+    if ENGINE_KEY not in config.stash:
+        config.stash[ENGINE_KEY] = load_engine(selected_name(config.getoption("--impl")))
+    return config.stash[ENGINE_KEY]

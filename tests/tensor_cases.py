@@ -16,7 +16,7 @@ from contracts.spec.functions import array_functions
 from contracts.tensor import Tensor, add, matmul, maximum, multiply, reset_node_counter
 from contracts.value import Value
 from tests.probes import Attempt, assert_refused, exception_type
-from tests.spec_rows import require, rows
+from tests.spec_rows import OWN_TYPES, require, rows
 
 Array = NDArray[np.float64]
 Case = dict[str, Any]
@@ -195,6 +195,11 @@ FAILURES: dict[str, tuple[str | None, Callable[[Engine], Callable[[Case], Attemp
     "T.fail.element-range": (None, lambda _engine: range_attempt),
     "T.fail.gradient-overflow": (None, engine_attempt),
 }
+
+
+def refused_by_reference_only(spec_row: SpecRow) -> str | None:
+    """Failure rows observed through the reference Tensor API (no engine capability) are reference-only."""
+    return OWN_TYPES if FAILURES[spec_row.id][0] is None else None
 
 
 def assert_tensor_refused(engine: Engine, spec_row: SpecRow, case: Case) -> None:

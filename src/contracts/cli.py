@@ -64,6 +64,13 @@ def verify_parser() -> argparse.ArgumentParser:
         help="mutmut export-cicd-stats file (default: SUITE/mutants/mutmut-cicd-stats.json, if present)",
     )
     parser.add_argument("--pytest-log", help="keep pytest's own output in this file")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run for slow engines: deep-graph chain of 10^4 nodes, hypothesis profile quick "
+        "(unless --hypothesis-profile says otherwise); the report says so",
+    )
+    parser.add_argument("--seed", type=int, help="hypothesis seed (for profiles that are not derandomized)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     return parser
 
@@ -78,13 +85,16 @@ def verify_main(argv: Sequence[str]) -> int:
     options = VerifyOptions(
         impl=args.impl,
         suite=args.suite,
-        profile=args.profile,
+        profile="quick" if args.quick and args.profile == "ci" else args.profile,
         workers=args.workers,
         rows=list(args.rows),
         keyword=args.keyword,
         progress=not args.quiet,
         mutation_stats=args.mutation_stats,
         pytest_log=args.pytest_log,
+        output=args.output,
+        quick=args.quick,
+        seed=args.seed,
         pytest_args=passthrough,
     )
     try:

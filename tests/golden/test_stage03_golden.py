@@ -10,7 +10,16 @@ from contracts import CountingValue, Value, count_operation_nodes
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from tests.probes import assert_refused
-from tests.spec_rows import example_params, require, row, rows
+from tests.spec_rows import (
+    OWN_TYPES,
+    SCALAR_REFUSALS,
+    assert_engine_gives,
+    example_params,
+    reference_only,
+    require,
+    row,
+    rows,
+)
 from tests.stage03_cases import ATTEMPTS, spec_forward, spec_grads, split
 
 
@@ -24,8 +33,8 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     assert expected_grads == pytest.approx(spec_grads(spec_row, where), rel=1e-12)
     inputs, constants = split(spec_row, where)
     value, grads = engine.scalar_vjp(spec_row["op"], inputs, constants)
-    assert example["value"] == pytest.approx(value, rel=1e-12)
-    assert expected_grads == pytest.approx(grads, rel=1e-12)
+    assert_engine_gives(example["value"], value, rel=1e-12, what="value", source="the example")
+    assert_engine_gives(expected_grads, grads, rel=1e-12, what="gradients", source="the example")
 
 
 @pytest.mark.spec("S03.rule.relu-at-zero")
@@ -45,13 +54,14 @@ def test_accumulate_example(engine: Engine) -> None:
 
 
 @pytest.mark.spec("S03.rule.deep-graph")
-def test_million_node_chain(engine: Engine) -> None:
-    """Backward through a chain of 10^6 additions gives d out / d x = 1, without RecursionError."""
+def test_million_node_chain(engine: Engine, deep_graph_depth: int | None) -> None:
+    """Backward through a chain of 10^6 additions (or --deep-graph-depth) gives d out / d x = 1."""
     require(engine, "scalar.deep-graph", "S03.rule.deep-graph")
     (example,) = row("S03.rule.deep-graph")["examples"]
-    assert example["grad"] == engine.scalar_chain_grad(example["depth"])
+    assert example["grad"] == engine.scalar_chain_grad(deep_graph_depth or example["depth"])
 
 
+@reference_only(SCALAR_REFUSALS)
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="03", kind="failure")))
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """log(0), log(-1), exp(710), 1/0, (-8) ** 0.5, 0 ** -1, x ** True are refused with no node."""
@@ -59,6 +69,7 @@ def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, A
     assert_refused(spec_row, ATTEMPTS[spec_row.id](example))
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.constant-operands")
 def test_constant_operand_example(engine: Engine) -> None:
     """v = 3, c = 2: v + c = c + v = 5, v - c = 1, c - v = -1, v * c = 6, v / c = 1.5, c / v = 2/3."""
@@ -73,6 +84,7 @@ def test_constant_operand_example(engine: Engine) -> None:
     ]
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.counting-transparent")
 def test_counting_example(engine: Engine) -> None:
     """out = h*h + a with h = a*b builds 3 operation nodes, counted both ways."""

@@ -14,13 +14,14 @@ from contracts.engines import Engine
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor, add, multiply, summed_axes
 from contracts.tensor.engine_ops import reference_tensor_vjp
-from tests.spec_rows import example_params, require, row, rows
+from tests.spec_rows import OWN_TYPES, assert_engine_gives, example_params, reference_only, require, row, rows
 from tests.tensor_cases import (
     GRADIENT_ROWS,
     OPS,
     as_arrays,
     assert_tensor_refused,
     gradient_row,
+    refused_by_reference_only,
     require_reference,
     spec_vjp,
 )
@@ -43,10 +44,12 @@ def assert_example(
 ) -> None:
     expected_value, expected_grads = expected_of(spec_row, example)
     value, grads = actual
-    assert expected_value == pytest.approx(value, rel=1e-12, abs=0)
+    assert_engine_gives(expected_value, value, rel=1e-12, what="value", source="the example")
     assert len(expected_grads) == len(grads)
-    for expected, grad in zip(expected_grads, grads, strict=True):
-        assert expected == pytest.approx(grad, rel=1e-12, abs=0)
+    for index, (expected, grad) in enumerate(zip(expected_grads, grads, strict=True)):
+        assert_engine_gives(
+            expected, grad, rel=1e-12, what=f"gradient of input {index}", source="the example"
+        )
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params(GRADIENT_ROWS))
@@ -73,7 +76,7 @@ def test_one_dimensional_matmul_example(engine: Engine, spec_row: SpecRow, examp
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.broadcast-reduction")]))
 def test_broadcast_reduction_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
-    """(2, 1, 3) + (4, 1): a's gradient sums axis 1 (4s), b's sums axes 0 and 2 (6s)."""
+    """(2, 1, 3) + (4, 1) under an upstream of distinct values: a sums axis 1, b sums axes 0 and 2."""
     require(engine, "tensor.add", spec_row.id)
     inputs, upstream = as_arrays(example["inputs"]), upstream_of(example)
     _, spec_grads = spec_vjp(gradient_row("add"), inputs, upstream)
@@ -82,6 +85,7 @@ def test_broadcast_reduction_example(engine: Engine, spec_row: SpecRow, example:
     assert (expected, expected) == ([g.tolist() for g in spec_grads], [g.tolist() for g in grads])
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("T.rule.broadcast-reduction")
 def test_summed_axes_example(engine: Engine) -> None:
     """The shared reducer sums axis 1 for (2, 1, 3) and axes 0, 2 for (4, 1) in the frame (2, 4, 3)."""
@@ -102,6 +106,7 @@ def test_tie_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any])
     assert (example["value"], expected_grads) == (value.tolist(), [grad.tolist() for grad in grads])
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.dtype")]))
 def test_dtype_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """ints and floats become float64 Tensors with the same values."""
@@ -110,6 +115,7 @@ def test_dtype_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any
     assert (example["dtype"], example["data"]) == (str(tensor.data.dtype), tensor.data.tolist())
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("T.rule.accumulate")
 def test_accumulate_example(engine: Engine) -> None:
     """x = [1, -2, 3], out = x * x + x: backward gives 2x + 1, a second backward doubles it."""
@@ -123,6 +129,7 @@ def test_accumulate_example(engine: Engine) -> None:
     assert (example["once"], example["twice"]) == (once, x.grad.tolist())
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("T.rule.deep-graph")
 def test_deep_chain_example(engine: Engine) -> None:
     """A chain of 5,000 adds (five times Python's recursion limit) backpropagates gradient 1."""
@@ -137,6 +144,7 @@ def test_deep_chain_example(engine: Engine) -> None:
     assert np.full(shape, example["grad"]).tolist() == x.grad.tolist()
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.namespace")]))
 def test_namespace_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """The Stage 05 matmul and the maximum hand case give the same numbers over array_api_strict."""
@@ -148,12 +156,15 @@ def test_namespace_example(engine: Engine, spec_row: SpecRow, example: dict[str,
     assert_example(actual, gradient_row(example["op"]), example)
 
 
-@pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="T", kind="failure")))
+@pytest.mark.parametrize(
+    ("spec_row", "example"), example_params(rows(stage="T", kind="failure"), refused_by_reference_only)
+)
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """Each refused hand case raises the row's exception and message with no graph node created."""
     assert_tensor_refused(engine, spec_row, example)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.grad-ownership")]))
 def test_grad_ownership_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """A finite float64 upstream is the root's grad itself; an int one (or one whose sum overflows) is a

@@ -7,6 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from contracts.engines.base import Engine
 from contracts.engines.reference import ReferenceEngine
 
 
@@ -56,3 +57,38 @@ class ExpIgnoresUpstream(ReferenceEngine):
 
 class NotAnEngine:
     """Selected by a dotted path, but not an Engine: verify must refuse it."""
+
+
+class DeclaresNothing(Engine):
+    """An adapter that declares no capability and implements nothing: verify must verify nothing."""
+
+    name: ClassVar[str] = "declares-nothing"
+
+
+class ReferenceCopy(ReferenceEngine):
+    """The reference's adapter methods under another name: every engine test must call it, and no
+    reference-only test may count for it (verify reports not exercised / not applicable instead)."""
+
+    name: ClassVar[str] = "reference-copy"
+
+
+class MatmulFailsOnVectors(ReferenceEngine):
+    """The reference, except matmul with a 1-D operand raises (wrapping the internal error it hit): one
+    bug that several rows' tests see, which verify must report as one cause."""
+
+    name: ClassVar[str] = "broken-matmul-1d"
+
+    def tensor_vjp(self, op: str, inputs: Sequence[Any], upstream: Any) -> tuple[Any, tuple[Any, ...]]:
+        if op == "matmul" and min(np.ndim(x) for x in inputs) == 1:
+            cause = KeyError("no promotion rule for a 1-D operand")  # the internal failure it wraps
+            raise RuntimeError("matmul backward: 1-D operands are not supported") from cause
+        return super().tensor_vjp(op, inputs, upstream)
+
+
+class ConstructorFails(Engine):
+    """An adapter whose constructor raises: verify must say it could not start (exit 2)."""
+
+    name: ClassVar[str] = "constructor-fails"
+
+    def __init__(self) -> None:
+        raise RuntimeError("no device available")

@@ -235,6 +235,25 @@ def test_verify_options_and_their_help() -> None:
             "mutmut export-cicd-stats file (default: SUITE/mutants/mutmut-cicd-stats.json, if present)",
         ),
         (["--pytest-log"], "pytest_log", store, None, None, None, "keep pytest's own output in this file"),
+        (
+            ["--quick"],
+            "quick",
+            flag,
+            False,
+            None,
+            None,
+            "a smoke run for slow engines: deep-graph chain of 10^4 nodes, hypothesis profile quick "
+            "(unless --hypothesis-profile says otherwise); the report says so",
+        ),
+        (
+            ["--seed"],
+            "seed",
+            "_StoreAction",
+            None,
+            None,
+            None,
+            "hypothesis seed (for profiles that are not derandomized)",
+        ),
         (["-q", "--quiet"], "quiet", flag, False, None, None, "no progress lines on stderr"),
     ] == options_of(parser)
 
@@ -334,9 +353,13 @@ def test_verify_options_reach_the_runner(monkeypatch: pytest.MonkeyPatch, tmp_pa
         str(out),
         "--format",
         "json",
+        "--seed",
+        "7",
     ]
     assert 1 == main([*arguments, "--", "-x"])
     assert 1 == main(["verify", "--", "--", "-x"])
+    assert 1 == main(["verify", "--quick"])
+    assert 1 == main(["verify", "--quick", "--profile", "dev"])
     assert [
         VerifyOptions(
             impl="I",
@@ -348,9 +371,13 @@ def test_verify_options_reach_the_runner(monkeypatch: pytest.MonkeyPatch, tmp_pa
             progress=False,
             mutation_stats="M",
             pytest_log="L",
+            output=str(out),
+            seed=7,
             pytest_args=["-x"],
         ),
         VerifyOptions(pytest_args=["--", "-x"]),
+        VerifyOptions(profile="quick", quick=True),  # --quick picks the quick profile ...
+        VerifyOptions(profile="dev", quick=True),  # ... unless a profile is named
     ] == seen
     assert "contracts-verify-report" == json.loads(out.read_text(encoding="utf-8"))["format"]
 
@@ -367,7 +394,7 @@ def test_verify_writes_the_report_to_a_file(
     seen = fake_verify(monkeypatch, report)
     out = tmp_path / "report.txt"
     assert 1 == main(["verify", "-o", str(out)])
-    assert [VerifyOptions()] == seen  # every default; nothing for pytest
+    assert [VerifyOptions(output=str(out))] == seen  # every default; nothing for pytest
     assert ("", f"contracts verify: report written to {out}\n") == capsys.readouterr()
     assert format_table(report) == out.read_text(encoding="utf-8")
 

@@ -12,6 +12,7 @@ import pytest
 
 from contracts.verify.plugin import Recorder, selected
 from contracts.verify.records import (
+    ENGINE_CALLS_PROPERTY,
     EXAMPLES_PROPERTY,
     SPEC_PROPERTY,
     count_examples,
@@ -59,9 +60,10 @@ When = Literal["setup", "call", "teardown"]
 
 
 def report(
-    when: When, outcome: Outcome, longrepr: Any = None, examples: int | None = None
+    when: When, outcome: Outcome, longrepr: Any = None, examples: int | None = None, engine_calls: int = 1
 ) -> pytest.TestReport:
     user_properties: list[tuple[str, object]] = [(SPEC_PROPERTY, ("S03.grad.mul",))]
+    user_properties.append((ENGINE_CALLS_PROPERTY, engine_calls))
     if examples is not None:
         user_properties.append((EXAMPLES_PROPERTY, examples))
     return pytest.TestReport(
@@ -228,14 +230,26 @@ def test_configure_registers_the_recorder() -> None:
 
 SAMPLE = """
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 
 @pytest.mark.spec("A.rule.kept")
-@settings(max_examples=7, derandomize=True, database=None)
+@settings(
+    max_examples=7,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture],
+)
 @given(x=st.integers())
-def test_kept(x):
+def test_kept(record_property, x):
+    record_property("contracts.engine_calls", 2)  # what the suite's engine fixture records
     assert x == x
+
+
+@pytest.mark.spec("A.rule.kept")
+@pytest.mark.reference_only("about the sample's own types")
+def test_reference():
+    pass
 
 
 @pytest.mark.spec("A.rule.kept", "B.rule.other")
@@ -259,7 +273,9 @@ def run_inner(tmp_path: Path, *arguments: str) -> dict[str, Any]:
     """pytest in this process over a sample test file, with the verify plugin; its results."""
     (tmp_path / "test_sample.py").write_text(SAMPLE, encoding="utf-8")
     (tmp_path / "test_broken.py").write_text("import no_such_module_here\n", encoding="utf-8")
-    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    spec(*ids): rows\n", encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text(
+        "[pytest]\nmarkers =\n    spec(*ids): rows\n    reference_only(reason): own types\n", encoding="utf-8"
+    )
     out = tmp_path / "out.json"
     command = [str(tmp_path), "-p", "contracts.verify.plugin", "--contracts-verify-out", str(out)]
     options = ["-q", "-p", "no:cacheprovider", "--import-mode=importlib", "--continue-on-collection-errors"]
@@ -279,9 +295,18 @@ def test_plugin_in_a_real_session(tmp_path: Path, capsys: pytest.CaptureFixture[
     collection errors, and prints progress."""
     results = run_inner(tmp_path, "--contracts-rows", "A.", "--contracts-rows", "Z.", "--contracts-progress")
     tests = {test["nodeid"].split("::")[1]: test for test in results["tests"]}
-    assert {"test_kept", "test_plain", "test_not_applicable"} == set(tests)
+    assert {"test_kept", "test_reference", "test_plain", "test_not_applicable"} == set(tests)
     assert (7, 1, None) == tuple(
         tests[name]["examples"] for name in ("test_kept", "test_plain", "test_not_applicable")
+    )
+    # test_plain names rows but never called the engine (no call recorded) and is not reference-only
+    assert ("passed", "passed", "not exercised") == tuple(
+        tests[name]["outcome"] for name in ("test_kept", "test_reference", "test_plain")
+    )
+    assert (2, None, "about the sample's own types") == (
+        tests["test_kept"]["engine_calls"],
+        tests["test_reference"]["engine_calls"],
+        tests["test_reference"]["reference_only"],
     )
     assert ["A.rule.kept", "B.rule.other"] == tests["test_plain"]["spec_ids"]
     assert ("not applicable", "not applicable: sample lacks it") == (
@@ -291,14 +316,14 @@ def test_plugin_in_a_real_session(tmp_path: Path, capsys: pytest.CaptureFixture[
     (error,) = results["collection_errors"]
     assert "no_such_module_here" in error["message"]
     err = capsys.readouterr().err
-    assert "test_sample.py: 2 passed, 0 failed, 1 n/a" in err
+    assert "test_sample.py: 2 passed, 0 failed, 1 n/a, 1 other" in err
     assert "collection error in test_broken.py" in err
 
 
 def test_plugin_without_row_selection_keeps_every_test(tmp_path: Path) -> None:
     """Without --contracts-rows every collected test is recorded."""
     results = run_inner(tmp_path)
-    assert 4 == len(results["tests"])
+    assert 5 == len(results["tests"])
     assert [] == [test for test in results["tests"] if not test["spec_ids"]]
 
 

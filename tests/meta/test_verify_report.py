@@ -12,7 +12,9 @@ import pytest
 from contracts.verify.formats import format_json, format_markdown, format_specs, format_table
 from contracts.verify.records import Record
 from contracts.verify.report import (
+    NOTHING_VERIFIED,
     Report,
+    Rerun,
     aggregate,
     mutation_score,
     reported_test,
@@ -68,8 +70,8 @@ def make_report(records: list[Record], **overrides: Any) -> Report:
         "profile": "ci",
         "workers": 0,
         "selection": {"rows": [], "keyword": None},
-        "rows": aggregate(ROWS, records, "fake", "ci"),
-        "other_tests": [reported_test(r, "fake", "ci") for r in records if not r.spec_ids],
+        "rows": aggregate(ROWS, records, Rerun("fake", "ci")),
+        "other_tests": [reported_test(r, Rerun("fake", "ci")) for r in records if not r.spec_ids],
         "unknown_ids": unknown_ids([r["id"] for r in ROWS], records),
         "collection_errors": [],
         "pytest_exit_code": 1,
@@ -103,7 +105,7 @@ def test_row_without_tests_under_keyword_selection_is_deselected() -> None:
 
 def test_aggregate_gives_each_row_its_status_checks_and_totals() -> None:
     """Statuses, per-suite checks, examples and time are computed per row from its tests."""
-    results = {r.id: r for r in aggregate(ROWS, RECORDS, "fake", "ci")}
+    results = {r.id: r for r in aggregate(ROWS, RECORDS, Rerun("fake", "ci"))}
     assert {"A.grad.ok": "passed", "A.fail.bad": "failed", "A.rule.na": "not applicable"} == {
         i: results[i].status for i in ("A.grad.ok", "A.fail.bad", "A.rule.na")
     }
@@ -116,7 +118,7 @@ def test_aggregate_gives_each_row_its_status_checks_and_totals() -> None:
 
 def test_only_failed_tests_get_a_repro_command() -> None:
     """A failed test carries the command that reruns it with the same engine and profile."""
-    (bad,) = aggregate(ROWS[1:2], RECORDS, "pkg.mod:Broken", "ci")
+    (bad,) = aggregate(ROWS[1:2], RECORDS, Rerun("pkg.mod:Broken", "ci"))
     repros = [t.repro for t in bad.tests]
     assert [
         "pytest tests/properties/test_x.py::test_bad --impl pkg.mod:Broken --hypothesis-profile=ci",
@@ -138,7 +140,7 @@ def test_unknown_ids_are_collected_with_their_tests() -> None:
 
 def test_summary_counts_by_status_and_stage() -> None:
     """The summary counts every row once, by status and by stage then status."""
-    summary = summarize(aggregate(ROWS, RECORDS, "fake", "ci"))
+    summary = summarize(aggregate(ROWS, RECORDS, Rerun("fake", "ci")))
     assert 4 == summary["rows"]
     assert (1, 1, 1, 1) == tuple(
         summary["by_status"][s] for s in ("passed", "failed", "not applicable", "unbound")
@@ -177,7 +179,9 @@ def test_exit_code(records: list[Record], overrides: dict[str, Any], expected: i
     clean = [r for r in records if r.spec_ids != ["A.rule.na", "Z.unknown"]]
     overrides = dict(overrides)  # the parameter is shared by every run of the test in this process
     if overrides.pop("rows", "keep") is None:  # rows without A.fail.bad
-        overrides["rows"] = aggregate([r for r in ROWS if r["id"] != "A.fail.bad"], clean, "fake", "ci")
+        overrides["rows"] = aggregate(
+            [r for r in ROWS if r["id"] != "A.fail.bad"], clean, Rerun("fake", "ci")
+        )
     assert expected == make_report(clean, **overrides).exit_code()
 
 
@@ -314,7 +318,9 @@ def test_report_of_a_troubled_run_names_every_problem() -> None:
 def test_clean_report_has_no_problem_sections() -> None:
     """A clean run prints no failure, reason or problem sections, and says OK."""
     clean = [r for r in RECORDS if r.outcome == "passed" and r.spec_ids == ["A.grad.ok"]]
-    report = make_report(clean, rows=aggregate(ROWS[:1], clean, "fake", "ci"), other_tests=[], unknown_ids={})
+    report = make_report(
+        clean, rows=aggregate(ROWS[:1], clean, Rerun("fake", "ci")), other_tests=[], unknown_ids={}
+    )
     table = format_table(report)
     markdown = format_markdown(report)
     for heading in ("failures:", "not applicable or skipped", "## Failures", "## Not applicable", "## Other"):
@@ -382,6 +388,14 @@ A.fail.bad   failure   failed   failed    failed         12  1.50s  fails
 A.rule.na    rule      n/a      n/a       n/a             0  1.00s  not applicable
 B.rule.free  rule      unbound  unbound   unbound         0  0.00s  no test
 
+failing rows by cause: 1 row, 2 causes
+  cause 1 in tests/properties/test_x.py::test_bad: assert 1 == 2
+    1 row: A.fail.bad
+    1 test: tests/properties/test_x.py::test_bad
+  cause 2 in tests/golden/test_x.py::test_bad2: assert 3 == 4
+    1 row: A.fail.bad
+    1 test: tests/golden/test_x.py::test_bad2
+
 failures:
   A.fail.bad (failure): fails
     failed: tests/properties/test_x.py::test_bad
@@ -432,6 +446,18 @@ conventions declared by x (reported as not applicable):<br>
 | `A.fail.bad` | failure | failed | failed | failed | 12 | 1.50s | fails |
 | `A.rule.na` | rule | n/a | n/a | n/a | 0 | 1.00s | not applicable |
 | `B.rule.free` | rule | unbound | unbound | unbound | 0 | 0.00s | no test |
+
+## Failures by cause
+
+```text
+failing rows by cause: 1 row, 2 causes
+  cause 1 in tests/properties/test_x.py::test_bad: assert 1 == 2
+    1 row: A.fail.bad
+    1 test: tests/properties/test_x.py::test_bad
+  cause 2 in tests/golden/test_x.py::test_bad2: assert 3 == 4
+    1 row: A.fail.bad
+    1 test: tests/golden/test_x.py::test_bad2
+```
 
 ## Failures
 
@@ -514,7 +540,7 @@ def test_json_document_in_full(tmp_path: Path) -> None:
     stats.write_text(json.dumps({"killed": 1, "total": 1}))
     report = make_report(
         [bad],
-        rows=aggregate(ROWS[1:2], [bad], "fake", "ci"),
+        rows=aggregate(ROWS[1:2], [bad], Rerun("fake", "ci")),
         duration=1.23456,
         mutation=mutation_score(stats),
     )
@@ -529,8 +555,11 @@ def test_json_document_in_full(tmp_path: Path) -> None:
         "falsifying_example": "x=1",
         "reproduce_failure": "@reproduce_failure('6', b'A')",
         "repro": f"pytest {GOLDEN.format('bad')} --impl fake --hypothesis-profile=ci",
+        "engine_calls": None,
+        "reference_only": None,
     }
-    zero = dict.fromkeys(("passed", "failed", "not applicable", "skipped", "unbound", "deselected"), 0)
+    statuses = ("passed", "failed", "not exercised", "not applicable", "skipped", "unbound", "deselected")
+    zero = dict.fromkeys(statuses, 0)
     assert {
         "format": "contracts-verify-report",
         "version": 1,
@@ -555,6 +584,9 @@ def test_json_document_in_full(tmp_path: Path) -> None:
                 "duration": 0.123457,
                 "tests": [test],
             }
+        ],
+        "causes": [
+            {"signature": "boom", "test": None, "rows": ["A.fail.bad"], "tests": [GOLDEN.format("bad")]}
         ],
         "other_tests": [],
         "unknown_ids": {},
@@ -610,7 +642,7 @@ def test_row_details() -> None:
         record(GOLDEN.format("y3"), ["A.y"], "not applicable", examples=None),
         record(GOLDEN.format("y4"), ["A.y"], "not applicable", reason=NA, examples=3),
     ]
-    x, y = aggregate(rows, records, "fake", "ci")
+    x, y = aggregate(rows, records, Rerun("fake", "ci"))
     assert ([], 0, "skipped", ["needs a GPU", "engine does not provide x"], 13) == (
         x.reasons,
         x.example_count(),
@@ -619,7 +651,7 @@ def test_row_details() -> None:
         y.example_count(),
     )
     assert [PROPERTY.format("x1")] == [test.record.nodeid for test in x.failures()]
-    error = aggregate(rows[:1], [record(PROPERTY.format("e"), ["A.x"], "error")], "fake", "ci")[0]
+    error = aggregate(rows[:1], [record(PROPERTY.format("e"), ["A.x"], "error")], Rerun("fake", "ci"))[0]
     assert ["error"] == [test.record.outcome for test in error.failures()]
     summary = summarize([x, x, y])
     assert (3, 2, 1, {"A": 3}) == (
@@ -637,7 +669,7 @@ def test_pytest_exit_codes_that_are_no_problem(code: int) -> None:
     clean = [RECORDS[0]]
     report = make_report(
         clean,
-        rows=aggregate(ROWS[:1], clean, "fake", "ci"),
+        rows=aggregate(ROWS[:1], clean, Rerun("fake", "ci")),
         other_tests=[],
         unknown_ids={},
         pytest_exit_code=code,
@@ -646,7 +678,7 @@ def test_pytest_exit_codes_that_are_no_problem(code: int) -> None:
     assert "pytest exited" not in format_table(report)
     assert ["pytest exited with code 2"] == make_report(
         clean,
-        rows=aggregate(ROWS[:1], clean, "fake", "ci"),
+        rows=aggregate(ROWS[:1], clean, Rerun("fake", "ci")),
         other_tests=[],
         unknown_ids={},
         pytest_exit_code=2,
@@ -703,7 +735,7 @@ def test_table_with_skipped_and_deselected_rows() -> None:
     }
 
     def report(workers: int, rows: list[dict[str, str]]) -> Report:
-        results = aggregate(rows, records, "y", "ci", deselection=True)
+        results = aggregate(rows, records, Rerun("y", "ci"), deselection=True)
         return make_report(
             records,
             rows=results,
@@ -723,7 +755,16 @@ def test_table_with_skipped_and_deselected_rows() -> None:
         "contracts verify: engine y (m:Y), hypothesis profile ci, xdist workers: 2\n"
     )
     empty = format_table(report(0, [])).splitlines()
-    assert ["all       0       0       0    0        0", "OK: 0 rows: none in 0.0s"] == [empty[-4], empty[-1]]
+    # no row at all: nothing was verified, so never OK (the one-line reason comes before the verdict)
+    assert [
+        "all       0       0       0    0        0",
+        NOTHING_VERIFIED,
+        "FAILED: 0 rows: none in 0.0s",
+    ] == [
+        empty[-5],
+        empty[-2],
+        empty[-1],
+    ]
 
 
 SPEC_ROWS: list[dict[str, Any]] = [
@@ -815,13 +856,16 @@ def test_shared_reason_and_failure_without_message() -> None:
         record(PROPERTY.format("q"), ["A.rule.q"], "not applicable", reason=NA),
         record(PROPERTY.format("r"), ["A.rule.r"], "failed", message=None),
     ]
-    report = make_report(records, rows=aggregate(rows, records, "fake", "ci"), other_tests=[], unknown_ids={})
+    report = make_report(
+        records, rows=aggregate(rows, records, Rerun("fake", "ci")), other_tests=[], unknown_ids={}
+    )
     table = format_table(report).splitlines()
     at = table.index("  engine does not provide x")
     assert "    A.rule.p, A.rule.q" == table[at + 1]
     markdown = format_markdown(report).splitlines()
     assert "- engine does not provide x: `A.rule.p`, `A.rule.q`" in markdown
-    at = markdown.index("```text")
+    at = markdown.index("## Failures")
+    at = markdown.index("```text", at)
     assert [
         "```text",
         "",

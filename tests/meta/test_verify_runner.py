@@ -209,18 +209,24 @@ Child = dict[str, Any]
 
 
 def fake_child(monkeypatch: pytest.MonkeyPatch, results: dict[str, Any] | None, code: int) -> list[Child]:
-    """subprocess.run replaced: the 'child pytest' prints 50 log lines and writes results (if any)."""
+    """subprocess.Popen replaced: the 'child pytest' prints 50 log lines and writes results (if any)."""
     seen: list[Child] = []
 
-    def run(command: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
-        seen.append({"command": command, **kwargs})
-        kwargs["stdout"].write("".join(f"line {i}\n" for i in range(49)).encode() + b"line \xff\n")
-        if results is not None:
-            out = Path(command[command.index("--contracts-verify-out") + 1])
-            out.write_text(json.dumps(results), encoding="utf-8")
-        return subprocess.CompletedProcess(command, code)
+    class FakeChild:
+        def __init__(self, command: list[str], **kwargs: Any) -> None:
+            seen.append({"command": command, **kwargs})
+            kwargs["stdout"].write("".join(f"line {i}\n" for i in range(49)).encode() + b"line \xff\n")
+            if results is not None:
+                out = Path(command[command.index("--contracts-verify-out") + 1])
+                out.write_text(json.dumps(results), encoding="utf-8")
 
-    monkeypatch.setattr(subprocess, "run", run)
+        def wait(self) -> int:
+            return code
+
+        def poll(self) -> int:
+            return code
+
+    monkeypatch.setattr(subprocess, "Popen", FakeChild)
     monkeypatch.delenv("CONTRACTS_SPECS", raising=False)
     return seen
 
@@ -228,6 +234,7 @@ def fake_child(monkeypatch: pytest.MonkeyPatch, results: dict[str, Any] | None, 
 def make_suite(tmp_path: Path) -> Path:
     """A suite root: tests/properties (no golden), a copy of the specs, a mutmut result file."""
     (tmp_path / "tests" / "properties").mkdir(parents=True)
+    shutil.copy(ROOT / "tests" / "conftest.py", tmp_path / "tests" / "conftest.py")  # its profiles
     shutil.copytree(ROOT / "specs", tmp_path / "specs")
     (tmp_path / "mutants").mkdir()
     stats = {"killed": 3, "survived": 1, "total": 4}
@@ -255,6 +262,10 @@ def test_verify_assembles_the_report_from_the_child_results(
     the engine, the workers and the suite's mutation score."""
     root = make_suite(tmp_path)
     seen = fake_child(monkeypatch, RESULTS, 1)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("PYTHONPATH", raising=False)
+    # the child's (and each repro's) PYTHONPATH: the current directory, then the adapter's import root
+    path = f"{tmp_path}:{Path(contracts.__file__).resolve().parents[1]}"
     options = VerifyOptions(
         impl="reference",
         suite=str(root),
@@ -274,10 +285,9 @@ def test_verify_assembles_the_report_from_the_child_results(
     )
     assert not log.parent.exists()  # the scratch directory is gone
     assert pytest_command(options, "reference", root, Path(out)) == child["command"]
-    assert (root, subprocess.STDOUT, False, str(root / "specs")) == (
+    assert (root, subprocess.STDOUT, str(root / "specs")) == (
         child["cwd"],
         child["stderr"],
-        child["check"],
         child["env"]["CONTRACTS_SPECS"],
     )
     assert {
@@ -288,7 +298,8 @@ def test_verify_assembles_the_report_from_the_child_results(
         "capabilities": sorted(load_engine("reference").capabilities),
         "conventions": {},
     } == report.engine
-    assert (str(root), "ci", 3, {"rows": ["S03.grad.add", "S03.grad.mul"], "keyword": "k"}) == (
+    selection = {"rows": ["S03.grad.add", "S03.grad.mul"], "keyword": "k", "quick": None, "seed": None}
+    assert (str(root), "ci", 3, selection) == (
         report.suite,
         report.profile,
         report.workers,
@@ -316,13 +327,16 @@ def test_verify_assembles_the_report_from_the_child_results(
     assert [
         (
             "tests/properties/test_s.py::loose",
-            "pytest tests/properties/test_s.py::loose --impl reference --hypothesis-profile=ci",
+            f"cd {root} && PYTHONPATH={path} {sys.executable} -m pytest tests/properties/test_s.py::loose "
+            "--impl reference --hypothesis-profile=ci -p no:cacheprovider",
         )
     ] == [(t.record.nodeid, t.repro) for t in report.other_tests]
     assert {"Z.nope": ["tests/golden/test_g.py::t"]} == report.unknown_ids
-    assert [None, "pytest tests/golden/test_g.py::t --impl reference --hypothesis-profile=ci"] == [
-        test.repro for test in report.rows[0].tests
-    ]
+    assert [
+        None,
+        f"cd {root} && PYTHONPATH={path} {sys.executable} -m pytest tests/golden/test_g.py::t "
+        "--impl reference --hypothesis-profile=ci -p no:cacheprovider",
+    ] == [test.repro for test in report.rows[0].tests]
     assert (RESULTS["collection_errors"], 1) == (report.collection_errors, report.pytest_exit_code)
     assert 0 <= report.duration < 600
     assert report.mutation is not None
@@ -384,7 +398,11 @@ def test_child_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
     monkeypatch.delenv("CONTRACTS_SPECS", raising=False)
     monkeypatch.chdir(tmp_path)
     environ = child_environment(ROOT)
-    assert (os.pathsep.join([str(tmp_path), "a", "b"]), str(ROOT / "specs"), None) == (
+    assert (
+        os.pathsep.join([str(tmp_path), str(tmp_path / "a"), str(tmp_path / "b")]),
+        str(ROOT / "specs"),
+        None,
+    ) == (
         environ["PYTHONPATH"],
         environ["CONTRACTS_SPECS"],
         environ.get("PYTEST_ADDOPTS"),
@@ -396,6 +414,8 @@ def test_child_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
         child_environment(ROOT)["PYTHONPATH"],
         child_environment(ROOT)["CONTRACTS_SPECS"],
     )
+    # an adapter imported from elsewhere: its import root follows the current directory, once
+    assert os.pathsep.join([str(tmp_path), "/adapters"]) == child_environment(ROOT, "/adapters")["PYTHONPATH"]
 
 
 def test_run_pytest_in_a_real_child(tmp_path: Path) -> None:

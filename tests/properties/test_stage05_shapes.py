@@ -15,8 +15,11 @@ from contracts.errors import ResourceBudgetError
 from contracts.spec import SpecRow, evaluate
 from tests import strategies as s
 from tests.probes import Attempt, CountingInitializer, assert_refused
-from tests.spec_rows import params, require, row, rows
+from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
 from tests.stage05_cases import ATTEMPTS, MEASURE, op_of, operation
+
+# Stage 05/07 rows are about this project's own types: not applicable on any other engine.
+pytestmark = reference_only(OWN_TYPES)
 
 
 @pytest.mark.parametrize("spec_row", params(rows(stage="05", kind="formula")))

@@ -23,8 +23,11 @@ from contracts.engines import Engine
 from contracts.errors import ParameterIdentityError
 from contracts.model import MLP
 from tests import strategies as s
-from tests.spec_rows import require
+from tests.spec_rows import OWN_TYPES, reference_only, require
 from tests.stage07_cases import counted_model, reference_forward, replace_storage, spec_model_cost
+
+# Stage 05/07 rows are about this project's own types: not applicable on any other engine.
+pytestmark = reference_only(OWN_TYPES)
 
 Saved = list[tuple[Any, ...]]
 

@@ -8,7 +8,16 @@ from typing import Any
 
 from contracts.verify.junit import format_junit
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
-from contracts.verify.report import ROW_STATUSES, UNBOUND, Report, ReportedTest, RowResult, summarize
+from contracts.verify.report import (
+    NOTHING_VERIFIED,
+    ROW_STATUSES,
+    UNBOUND,
+    Report,
+    ReportedTest,
+    RowResult,
+    causes,
+    summarize,
+)
 
 SHORT = {NOT_APPLICABLE: "n/a"}
 TITLE_WIDTH = 48
@@ -88,6 +97,25 @@ def failure_blocks(tests: Iterable[ReportedTest], indent: str) -> list[str]:
     return lines
 
 
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}" + ("" if count == 1 else "s")
+
+
+def cause_lines(report: Report, indent: str) -> list[str]:
+    """The failing rows grouped by shared cause: 'N rows, M causes', then each cause with its rows."""
+    found = causes(report.rows)
+    if not found:
+        return []
+    failing = {row_id for cause in found for row_id in cause.rows}
+    lines = [f"failing rows by cause: {plural(len(failing), 'row')}, {plural(len(found), 'cause')}"]
+    for number, cause in enumerate(found, 1):
+        where = f" in {cause.test}" if cause.test else ""
+        lines.append(f"{indent}cause {number}{where}: {cause.signature}")
+        lines.append(f"{indent}  {plural(len(cause.rows), 'row')}: {', '.join(cause.rows)}")
+        lines.append(f"{indent}  {plural(len(cause.tests), 'test')}: {', '.join(cause.tests)}")
+    return lines
+
+
 def reasons(rows: Iterable[RowResult]) -> dict[str, list[str]]:
     """skip reason -> the rows it applies to (not applicable and skipped rows)."""
     grouped: dict[str, list[str]] = {}
@@ -125,6 +153,11 @@ def mutation_line(report: Report) -> str:
     )
 
 
+def unverified_lines(report: Report) -> list[str]:
+    """The one-line reason a run proved nothing (every row n/a, skipped or unbound), if it did not."""
+    return [] if report.verified_any() else [NOTHING_VERIFIED]
+
+
 def verdict(report: Report) -> str:
     totals = summarize(report.rows)["by_status"]
     counts = ", ".join(f"{totals[status]} {status}" for status in ROW_STATUSES if totals[status])
@@ -160,6 +193,7 @@ def format_table(report: Report) -> str:
     lines.extend(align(table, right=frozenset({5, 6})))
     failed = [row for row in report.rows if row.failures()]
     if failed:
+        lines += ["", *cause_lines(report, "  ")]
         lines += ["", "failures:"]
         for row in failed:
             lines.append(f"  {row.id} ({row.kind}): {row.title}")
@@ -175,6 +209,7 @@ def format_table(report: Report) -> str:
         lines += ["", *others]
     summary = summary_table(report)
     lines += ["", *align(summary, right=frozenset(range(1, len(summary[0])))), "", mutation_line(report)]
+    lines.extend(unverified_lines(report))
     lines.append(verdict(report))
     return "\n".join(lines) + "\n"
 
@@ -199,6 +234,7 @@ def format_markdown(report: Report) -> str:
     lines.extend(md_table(table))
     failed = [row for row in report.rows if row.failures()]
     if failed:
+        lines += ["", "## Failures by cause", "", "```text", *cause_lines(report, "  "), "```"]
         lines += ["", "## Failures"]
         for row in failed:
             lines += ["", f"### `{row.id}` ({row.kind}): {row.title}", ""]
@@ -219,7 +255,7 @@ def format_markdown(report: Report) -> str:
         lines += ["", "## Other problems", "", "```text", *others, "```"]
     lines += ["", "## Summary", ""]
     lines.extend(md_table(summary_table(report)))
-    lines += ["", mutation_line(report), "", f"**{verdict(report)}**"]
+    lines += ["", mutation_line(report), "", *unverified_lines(report), f"**{verdict(report)}**"]
     return "\n".join(lines) + "\n"
 
 

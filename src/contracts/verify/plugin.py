@@ -20,18 +20,24 @@ import pytest
 from hypothesis import is_hypothesis_test
 
 from contracts.verify.records import (
+    ENGINE_CALLS_PROPERTY,
     EXAMPLES_PROPERTY,
     FAILED,
     NOT_APPLICABLE,
     PASSED,
+    REFERENCE_ONLY_MARKER,
+    REFERENCE_ONLY_PROPERTY,
     SKIPPED,
     SPEC_PROPERTY,
     Record,
     count_examples,
     crash_message,
     examples_of,
+    exercised,
     falsifying_example,
+    int_property,
     phase_outcome,
+    reference_only_of,
     reproduce_decorator,
     skip_reason,
     spec_ids_of,
@@ -57,6 +63,12 @@ def marked_ids(item: pytest.Item) -> list[str]:
     return sorted({str(spec_id) for mark in item.iter_markers("spec") for spec_id in mark.args})
 
 
+def reference_only_reason(item: pytest.Item) -> str | None:
+    """The reason of the test's reference_only marker (None when it has none)."""
+    marker = item.get_closest_marker(REFERENCE_ONLY_MARKER)
+    return None if marker is None else str(marker.args[0] if marker.args else "")
+
+
 def selected(spec_ids: Sequence[str], prefixes: Sequence[str]) -> bool:
     return any(spec_id.startswith(prefix) for spec_id in spec_ids for prefix in prefixes)
 
@@ -69,6 +81,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         ids = marked_ids(item)
         item.user_properties.append((SPEC_PROPERTY, tuple(ids)))
+        item.user_properties.append((REFERENCE_ONLY_PROPERTY, reference_only_reason(item)))
         (keep if not prefixes or selected(ids, prefixes) else dropped).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -143,6 +156,10 @@ class Recorder:
             record = self.records[report.nodeid] = Record(report.nodeid)
         if not record.spec_ids:
             record.spec_ids = spec_ids_of(report.user_properties)
+            record.reference_only = reference_only_of(report.user_properties)
+        calls = int_property(report.user_properties, ENGINE_CALLS_PROPERTY)
+        if calls is not None:
+            record.engine_calls = calls
         record.duration += float(report.duration)
         reason = skip_reason(report.longrepr) if report.skipped else None
         outcome = phase_outcome(report.when, report.outcome, reason)
@@ -157,6 +174,7 @@ class Recorder:
             record.falsifying = falsifying_example(text)
             record.reproduce = reproduce_decorator(text)
         if report.when == "teardown":
+            record.outcome = exercised(record)
             self.finish(report.nodeid)
 
     def finish(self, nodeid: str) -> None:

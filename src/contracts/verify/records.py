@@ -15,11 +15,16 @@ FAILED = "failed"
 ERROR = "error"  # setup or teardown failed
 NOT_APPLICABLE = "not applicable"  # skipped by tests.spec_rows.require: the engine lacks the row
 SKIPPED = "skipped"  # skipped for any other reason (the row is not proven)
-TEST_OUTCOMES = (PASSED, FAILED, ERROR, NOT_APPLICABLE, SKIPPED)
+NOT_EXERCISED = "not exercised"  # passed without calling the engine, and not reference-only: no proof
+TEST_OUTCOMES = (PASSED, FAILED, ERROR, NOT_APPLICABLE, SKIPPED, NOT_EXERCISED)
 
 NOT_APPLICABLE_PREFIX = "not applicable:"
+REFERENCE_ONLY_MARKER = "reference_only"  # pytest marker: the test exercises this project's own types
+REFERENCE_ONLY_PREFIX = f"{NOT_APPLICABLE_PREFIX} reference-only:"
 SPEC_PROPERTY = "contracts.spec"  # user property holding a test's spec ids (travels with xdist reports)
 EXAMPLES_PROPERTY = "contracts.examples"
+REFERENCE_ONLY_PROPERTY = "contracts.reference_only"  # the marker's reason, or None
+ENGINE_CALLS_PROPERTY = "contracts.engine_calls"  # adapter method calls the test made (the suite records it)
 
 # hypothesis names the minimal failing input so (the wording changed across versions)
 FALSIFYING_MARKERS = ("Falsifying example", "Falsifying explicit example", "Failing test case")
@@ -43,6 +48,8 @@ class Record:
     message: str | None = None
     falsifying: str | None = None
     reproduce: str | None = None
+    reference_only: str | None = None
+    engine_calls: int | None = None
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -72,7 +79,15 @@ def phase_outcome(when: str, outcome: str, reason: str | None) -> str:
 
 
 # a later phase's outcome replaces an earlier one only if it is worse (later in this order)
-SEVERITY = (PASSED, NOT_APPLICABLE, SKIPPED, FAILED, ERROR)
+SEVERITY = (PASSED, NOT_APPLICABLE, SKIPPED, NOT_EXERCISED, FAILED, ERROR)
+
+
+def exercised(record: Record) -> str:
+    """A spec test's final outcome: one that passed without calling the engine (no call recorded)
+    and is not reference-only proved nothing about the engine, so it is not exercised, never passed."""
+    if record.outcome != PASSED or not record.spec_ids or record.reference_only is not None:
+        return record.outcome
+    return PASSED if record.engine_calls else NOT_EXERCISED
 
 
 def worse(current: str, new: str) -> str:
@@ -88,9 +103,22 @@ def spec_ids_of(user_properties: Iterable[Any]) -> list[str]:
 
 
 def examples_of(user_properties: Iterable[Any]) -> int | None:
+    return int_property(user_properties, EXAMPLES_PROPERTY)
+
+
+def int_property(user_properties: Iterable[Any], key: str) -> int | None:
+    """The last integer stored under key (None if there is none)."""
+    found = None
     for name, value in user_properties:
-        if name == EXAMPLES_PROPERTY and value is not None:
-            return int(value)
+        if name == key and value is not None:
+            found = int(value)
+    return found
+
+
+def reference_only_of(user_properties: Iterable[Any]) -> str | None:
+    for name, value in user_properties:
+        if name == REFERENCE_ONLY_PROPERTY:
+            return None if value is None else str(value)
     return None
 
 
@@ -154,7 +182,27 @@ def crash_message(longrepr: Any, longrepr_text: str) -> str:
         kept.append(line.rstrip())
     message = "\n".join(kept).strip()
     subs = sub_exceptions(longrepr_text)
-    return message + ("\nsub-exceptions: " + "; ".join(subs) if subs else "")
+    chain = "".join(f"\ncaused by: {cause}" for cause in cause_chain(longrepr_text))
+    return message + chain + ("\nsub-exceptions: " + "; ".join(subs) if subs else "")
+
+
+CHAIN_MARKERS = (
+    "The above exception was the direct cause of the following exception:",
+    "During handling of the above exception, another exception occurred:",
+)
+
+
+def cause_chain(longrepr_text: str) -> list[str]:
+    """The exceptions a failure was raised from (its __cause__ / __context__ chain), nearest first:
+    pytest prints each before the one it caused, separated by CHAIN_MARKERS."""
+    segments = re.split("|".join(re.escape(marker) for marker in CHAIN_MARKERS), longrepr_text)
+    found: list[str] = []
+    for segment in reversed(segments[:-1]):
+        lines = [line.strip() for line in segment.splitlines() if line.strip()]
+        errors = [line[4:].strip() for line in segment.splitlines() if line.startswith("E   ")]
+        if errors or lines:  # an exception raised nowhere (no traceback) is printed bare, without "E"
+            found.append(errors[0] if errors else lines[-1])
+    return found
 
 
 def sub_exceptions(longrepr_text: str) -> list[str]:

@@ -4,11 +4,14 @@ A row's status: failed if any of its tests failed (or errored); else passed if a
 not applicable if every test was skipped as not applicable (the engine lacks the row, with the
 reason); else skipped (its tests were skipped for another reason, so the row is not proven);
 unbound if no test names it (deselected instead when a keyword selection left it without tests).
+A row with a test that passed without calling the engine (and is not reference-only) is not
+exercised: never green.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -21,6 +24,7 @@ from contracts.verify.records import (
     FAILED,
     NOT_APPLICABLE,
     NOT_APPLICABLE_PREFIX,
+    NOT_EXERCISED,
     PASSED,
     SKIPPED,
     Record,
@@ -29,7 +33,10 @@ from contracts.verify.records import (
 # row statuses
 UNBOUND = "unbound"
 DESELECTED = "deselected"
-ROW_STATUSES = (PASSED, FAILED, NOT_APPLICABLE, SKIPPED, UNBOUND, DESELECTED)
+ROW_STATUSES = (PASSED, FAILED, NOT_EXERCISED, NOT_APPLICABLE, SKIPPED, UNBOUND, DESELECTED)
+NOTHING_VERIFIED = (
+    "nothing verified: no test ran against the engine (every selected row is n/a, skipped or unbound)"
+)
 ACCEPTED = frozenset({PASSED, NOT_APPLICABLE, DESELECTED})  # the statuses that keep the exit code 0
 
 
@@ -39,6 +46,8 @@ def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
         return DESELECTED if deselection else UNBOUND
     if FAILED in outcomes or ERROR in outcomes:
         return FAILED
+    if NOT_EXERCISED in outcomes:
+        return NOT_EXERCISED  # a test claims the row yet never ran the engine: the row is not proven
     if PASSED in outcomes:
         return PASSED
     if all(outcome == NOT_APPLICABLE for outcome in outcomes):
@@ -46,9 +55,31 @@ def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
     return SKIPPED
 
 
+@dataclass(frozen=True)
+class Rerun:
+    """How verify ran the suite, so that a failing test can be rerun the same way from any directory:
+    the suite root (cd there), the adapter's import root (PYTHONPATH), the Python, the engine, the
+    hypothesis profile and any further pytest options (seed, quick settings)."""
+
+    impl: str
+    profile: str
+    suite: str | None = None
+    pythonpath: tuple[str, ...] = ()
+    python: str | None = None
+    extra: tuple[str, ...] = ()
+
+    def command(self, nodeid: str) -> str:
+        pytest = ["pytest"] if self.python is None else [self.python, "-m", "pytest"]
+        args = [*pytest, nodeid, "--impl", self.impl, f"--hypothesis-profile={self.profile}", *self.extra]
+        text = shlex.join(args)
+        if self.pythonpath:
+            text = f"PYTHONPATH={shlex.quote(os.pathsep.join(self.pythonpath))} {text}"
+        return text if self.suite is None else f"cd {shlex.quote(self.suite)} && {text}"
+
+
 def repro_command(nodeid: str, impl: str, profile: str) -> str:
     """A copy-paste command (run from the suite root) that reruns one test the way verify ran it."""
-    return shlex.join(["pytest", nodeid, "--impl", impl, f"--hypothesis-profile={profile}"])
+    return Rerun(impl, profile).command(nodeid)
 
 
 @dataclass
@@ -72,6 +103,8 @@ class ReportedTest:
             "falsifying_example": record.falsifying,
             "reproduce_failure": record.reproduce,
             "repro": self.repro,
+            "engine_calls": record.engine_calls,
+            "reference_only": record.reference_only,
         }
 
 
@@ -110,12 +143,10 @@ class RowResult:
         }
 
 
-def reported_test(record: Record, impl: str, profile: str) -> ReportedTest:
+def reported_test(record: Record, rerun: Rerun) -> ReportedTest:
     """A record with its suite, and a repro command if it failed."""
     failed = record.outcome in (FAILED, ERROR)
-    return ReportedTest(
-        record, suite_of(record.nodeid), repro_command(record.nodeid, impl, profile) if failed else None
-    )
+    return ReportedTest(record, suite_of(record.nodeid), rerun.command(record.nodeid) if failed else None)
 
 
 def skip_reasons(tests: Iterable[ReportedTest]) -> list[str]:
@@ -131,14 +162,13 @@ def skip_reasons(tests: Iterable[ReportedTest]) -> list[str]:
 def aggregate(
     rows: Iterable[Mapping[str, Any]],
     records: Iterable[Record],
-    impl: str,
-    profile: str,
+    rerun: Rerun,
     deselection: bool = False,
 ) -> list[RowResult]:
     """One RowResult per spec row, in spec order. rows need id, title, kind and stage."""
     by_id: dict[str, list[ReportedTest]] = {}
     for record in records:
-        result = reported_test(record, impl, profile)
+        result = reported_test(record, rerun)
         for spec_id in record.spec_ids:
             by_id.setdefault(spec_id, []).append(result)
     results = []
@@ -163,6 +193,55 @@ def aggregate(
             )
         )
     return results
+
+
+ASSERTION_STARTS = ("assert ", "AssertionError")
+
+
+def test_function(nodeid: str) -> str:
+    """The test function of a node id, without its parameters (tests/x.py::t[a] -> tests/x.py::t)."""
+    return nodeid.partition("[")[0]
+
+
+def signature(message: str | None) -> str:
+    """A failure's first line: the exception type and message, or the failing assertion."""
+    lines = (message or "").strip().splitlines()
+    return lines[0] if lines else "(no message)"
+
+
+@dataclass
+class Cause:
+    """One failure shared by several rows: the same exception raised anywhere (one engine bug seen by
+    several tests), or the same assertion failing in the same test function."""
+
+    signature: str
+    test: str | None  # the test function, for an assertion; None for an exception seen across tests
+    rows: list[str] = field(default_factory=list)
+    tests: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"signature": self.signature, "test": self.test, "rows": self.rows, "tests": self.tests}
+
+
+def cause_key(test: ReportedTest) -> tuple[str, str | None]:
+    first = signature(test.record.message)
+    if first.startswith(ASSERTION_STARTS):
+        return first, test_function(test.record.nodeid)
+    return first, None
+
+
+def causes(results: Sequence[RowResult]) -> list[Cause]:
+    """The failing rows grouped by cause, in the order the causes first appear."""
+    grouped: dict[tuple[str, str | None], Cause] = {}
+    for result in results:
+        for test in result.failures():
+            key = cause_key(test)
+            cause = grouped.setdefault(key, Cause(*key))
+            if result.id not in cause.rows:
+                cause.rows.append(result.id)
+            if test.record.nodeid not in cause.tests:
+                cause.tests.append(test.record.nodeid)
+    return list(grouped.values())
 
 
 def unknown_ids(known: Iterable[str], records: Iterable[Record]) -> dict[str, list[str]]:
@@ -228,7 +307,13 @@ class Report:
         lines += [f"collection error: {error['nodeid']}" for error in self.collection_errors]
         if self.pytest_crashed():
             lines.append(f"pytest exited with code {self.pytest_exit_code}")
+        if not self.verified_any():
+            lines.append(NOTHING_VERIFIED)
         return lines
+
+    def verified_any(self) -> bool:
+        """Some row passed or failed: some test ran against the engine (a green run proves something)."""
+        return any(row.status in (PASSED, FAILED) for row in self.rows)
 
     def pytest_crashed(self) -> bool:
         """pytest's own exit code says more than 'some tests failed' (1) or 'none collected' (5)."""
@@ -250,6 +335,7 @@ class Report:
             "exit_code": self.exit_code(),
             "problems": self.problems(),
             "rows": [row.to_json() for row in self.rows],
+            "causes": [cause.to_json() for cause in causes(self.rows)],
             "other_tests": [test.to_json() for test in self.other_tests],
             "unknown_ids": self.unknown_ids,
             "collection_errors": self.collection_errors,

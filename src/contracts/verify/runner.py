@@ -7,14 +7,18 @@ hypothesis profile); its own output goes to a log file, progress lines to stderr
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,7 +27,7 @@ import contracts
 from contracts.engines import SHIPPED, Engine, MissingExtraError, load_engine, selected_name
 from contracts.spec import SpecError, SpecRow, load_rows
 from contracts.verify.records import Record
-from contracts.verify.report import Report, aggregate, mutation_score, reported_test, unknown_ids
+from contracts.verify.report import Report, Rerun, aggregate, mutation_score, reported_test, unknown_ids
 
 SUITE_ENV = "CONTRACTS_SUITE"
 SPECS_ENV = "CONTRACTS_SPECS"
@@ -32,6 +36,8 @@ MUTATION_STATS = Path("mutants") / "mutmut-cicd-stats.json"
 EXIT_USAGE = 2  # the run could not start: unknown engine, missing extra, no suite
 EXIT_PYTEST = 3  # pytest itself failed (internal or usage error): no results
 LOG_TAIL = 40
+QUICK_DEPTH = 10_000  # the deep-graph rows' chain under --quick (the spec asks for 10^6)
+STOP_GRACE = 10.0  # seconds pytest gets to end after SIGTERM before it is killed
 
 
 class VerifyError(Exception):
@@ -53,6 +59,9 @@ class VerifyOptions:
     progress: bool = True
     mutation_stats: str | None = None
     pytest_log: str | None = None
+    output: str | None = None  # the report file the CLI writes (checked before the suite runs)
+    quick: bool = False  # a smaller deep graph (QUICK_DEPTH nodes); the CLI also picks the quick profile
+    seed: int | None = None
     pytest_args: list[str] = field(default_factory=list)
 
 
@@ -101,6 +110,72 @@ def resolve_engine(name: str) -> Engine:
             f"unknown engine {name!r} ({type(error).__name__}: {error}); use one of "
             f"{', '.join(SHIPPED)}, or a dotted path pkg.module:Class to an Engine subclass"
         ) from None
+    except (Exception, SystemExit) as error:  # the adapter's own code failed or exited while loading
+        raise VerifyError(
+            f"could not start engine {name!r}: its import or constructor raised "
+            f"{type(error).__name__}: {error}"
+        ) from None
+
+
+def module_root(engine: Engine) -> str | None:
+    """The sys.path entry the adapter's top-level package was imported from (None for a module
+    without a file); the child and the repro commands put it on PYTHONPATH."""
+    module = sys.modules.get(type(engine).__module__)
+    location = getattr(module, "__file__", None)
+    if location is None:
+        return None
+    depth = type(engine).__module__.count(".") + (Path(location).name == "__init__.py")
+    return str(Path(location).resolve().parents[depth])
+
+
+def check_impl(impl: str | None) -> None:
+    if impl is not None and not impl.strip():
+        raise VerifyError("--impl is empty: name an engine (reference, torch, micrograd or pkg.module:Class)")
+
+
+def check_output(option: str, value: str | None) -> None:
+    """An output file verify will write: its directory must exist and it must not be a directory."""
+    if value is None:
+        return
+    path = Path(value)
+    if path.is_dir() or not path.resolve().parent.is_dir():
+        raise VerifyError(f"{option} {value}: cannot write there (not a file in an existing directory)")
+
+
+def check_input(option: str, value: str | None) -> None:
+    if value is not None and not Path(value).is_file():
+        raise VerifyError(f"{option} {value}: no such file")
+
+
+def registered_profiles(root: Path) -> set[str]:
+    """The hypothesis profiles the suite's conftest registers (read, not imported: importing it
+    would load a profile into this process), and hypothesis's own default."""
+    conftest = root / "tests" / "conftest.py"
+    found = {"default"}
+    if conftest.is_file():
+        for node in ast.walk(ast.parse(conftest.read_bytes())):
+            if (
+                isinstance(node, ast.Call)
+                and getattr(node.func, "attr", None) == "register_profile"
+                and node.args
+                and isinstance(node.args[0], ast.Constant)
+            ):
+                found.add(str(node.args[0].value))
+    return found
+
+
+def check_profile(profile: str, root: Path) -> None:
+    known = registered_profiles(root)
+    if profile not in known:
+        raise VerifyError(
+            f"--hypothesis-profile {profile!r} is not registered by {root / 'tests' / 'conftest.py'}; "
+            f"use one of {', '.join(sorted(known))}"
+        )
+
+
+def check_rows(rows: Sequence[SpecRow], prefixes: Sequence[str]) -> None:
+    if prefixes and not any(chosen(row.id, prefixes) for row in rows):
+        raise VerifyError(f"--rows {','.join(prefixes)}: no spec row id starts with any of these prefixes")
 
 
 def engine_info(name: str, engine: Engine) -> dict[str, Any]:
@@ -135,6 +210,7 @@ def pytest_command(options: VerifyOptions, impl: str, root: Path, out: Path) -> 
     command += ["-p", "contracts.verify.plugin", "--contracts-verify-out", str(out)]
     command += ["--impl", impl, f"--hypothesis-profile={options.profile}"]
     command += ["-q", "--tb=short", "--continue-on-collection-errors", "-p", "no:cacheprovider"]
+    command += list(run_settings(options))
     if options.progress:
         command.append("--contracts-progress")
     for prefix in split_prefixes(options.rows):
@@ -148,31 +224,104 @@ def pytest_command(options: VerifyOptions, impl: str, root: Path, out: Path) -> 
     return [*command, *options.pytest_args]
 
 
-def child_environment(root: Path) -> dict[str, str]:
+def run_settings(options: VerifyOptions) -> tuple[str, ...]:
+    """pytest options that change what the tests compute (the repro commands repeat them)."""
+    found: tuple[str, ...] = ()
+    if options.quick:
+        found += ("--deep-graph-depth", str(QUICK_DEPTH))
+    if options.seed is not None:
+        found += (f"--hypothesis-seed={options.seed}",)
+    return found
+
+
+def quick_note(options: VerifyOptions) -> str | None:
+    if not options.quick:
+        return None
+    depth = f"deep-graph chain of {QUICK_DEPTH} nodes (the spec asks for 10^6)"
+    return f"{depth}, hypothesis profile {options.profile}"
+
+
+def child_environment(root: Path, adapter_root: str | None = None) -> dict[str, str]:
+    """The child's environment: the current directory and the adapter's import root first on
+    PYTHONPATH (absolute, so the same value reruns a test from anywhere)."""
     environ = dict(os.environ)
-    paths = [os.getcwd(), *filter(None, environ.get("PYTHONPATH", "").split(os.pathsep))]
+    paths = [os.getcwd(), *([adapter_root] if adapter_root else [])]
+    for path in filter(None, environ.get("PYTHONPATH", "").split(os.pathsep)):
+        absolute = str(Path(path).resolve())
+        if absolute not in paths:
+            paths.append(absolute)
     environ["PYTHONPATH"] = os.pathsep.join(paths)
     environ.setdefault(SPECS_ENV, str(root / "specs"))
     environ.pop("PYTEST_ADDOPTS", None)  # the run is configured here, not by the caller's shell
     return environ
 
 
+class VerifyInterruptedError(VerifyError):
+    """SIGTERM or SIGINT arrived while the suite ran: pytest was stopped, temporary files removed."""
+
+    def __init__(self, signum: int) -> None:
+        name = signal.Signals(signum).name
+        super().__init__(f"interrupted by {name}: stopped pytest, removed temporary files", 128 + signum)
+
+
+def raise_interrupted(signum: int, _frame: Any) -> None:
+    raise VerifyInterruptedError(signum)
+
+
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+
+
+@contextmanager
+def signals_interrupt() -> Iterator[None]:
+    """While the suite runs, SIGTERM and SIGINT raise VerifyInterruptedError (so the child is stopped and the
+    temporary directory removed on the way out); signal handlers exist only in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {signum: signal.signal(signum, raise_interrupted) for signum in STOP_SIGNALS}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+
+
+def stop(child: subprocess.Popen[bytes]) -> None:
+    """Terminate the child pytest, then kill it if it does not end within STOP_GRACE seconds."""
+    child.terminate()
+    try:
+        child.wait(timeout=STOP_GRACE)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+
+
 def run_pytest(
-    command: Sequence[str], root: Path, out: Path, log: Path, progress: bool
+    command: Sequence[str],
+    root: Path,
+    out: Path,
+    log: Path,
+    progress: bool,
+    environ: Mapping[str, str] | None = None,
 ) -> tuple[int, dict[str, Any] | None]:
     """pytest's exit code and the plugin's results (None if it wrote none). pytest's stdout goes
     to the log; its stderr (the plugin's progress lines, startup errors) to ours when progress is on."""
     with log.open("wb") as stream:
-        completed = subprocess.run(
+        child = subprocess.Popen(
             list(command),
             cwd=root,
-            env=child_environment(root),
+            env=dict(environ if environ is not None else child_environment(root)),
             stdout=stream,
             stderr=None if progress else subprocess.STDOUT,
-            check=False,
         )
+        try:
+            with signals_interrupt():
+                code = child.wait()
+        finally:
+            if child.poll() is None:
+                stop(child)
     results: dict[str, Any] | None = json.loads(out.read_bytes()) if out.is_file() else None
-    return completed.returncode, results
+    return code, results
 
 
 def worker_count(value: str | None) -> int:
@@ -186,19 +335,39 @@ def log_tail(log: Path) -> str:
     return "\n".join(lines[-LOG_TAIL:])
 
 
-def verify(options: VerifyOptions) -> Report:
-    """Run the suite against the selected engine and build the report (VerifyError if it cannot run)."""
-    started = time.monotonic()
+def rerun_of(options: VerifyOptions, impl: str, root: Path, environ: Mapping[str, str]) -> Rerun:
+    """How to rerun one test as verify runs it, from any directory (see Rerun)."""
+    paths = tuple(filter(None, environ.get("PYTHONPATH", "").split(os.pathsep)))
+    extra = (*run_settings(options), "-p", "no:cacheprovider")
+    return Rerun(impl, options.profile, str(root), paths, sys.executable, extra)
+
+
+def preflight(options: VerifyOptions) -> tuple[Path, str, Engine, list[SpecRow], list[str]]:
+    """Every check that can fail before the suite runs: a one-line VerifyError, never a late surprise."""
+    check_impl(options.impl)
+    check_output("--output", options.output)
+    check_output("--pytest-log", options.pytest_log)
+    check_input("--mutation-stats", options.mutation_stats)
     root = find_suite(options.suite)
+    check_profile(options.profile, root)
     impl = selected_name(options.impl)
     engine = resolve_engine(impl)
     rows = spec_rows(root)
     prefixes = split_prefixes(options.rows)
+    check_rows(rows, prefixes)
+    return root, impl, engine, rows, prefixes
+
+
+def verify(options: VerifyOptions) -> Report:
+    """Run the suite against the selected engine and build the report (VerifyError if it cannot run)."""
+    started = time.monotonic()
+    root, impl, engine, rows, prefixes = preflight(options)
+    environ = child_environment(root, module_root(engine))
     with tempfile.TemporaryDirectory(prefix="contracts-verify-") as scratch:
         out = Path(scratch) / "results.json"
         log = Path(options.pytest_log) if options.pytest_log else Path(scratch) / "pytest.log"
         command = pytest_command(options, impl, root, out)
-        code, results = run_pytest(command, root, out, log, options.progress)
+        code, results = run_pytest(command, root, out, log, options.progress, environ)
         if results is None:
             raise VerifyError(
                 f"pytest exited with code {code} before producing results; its output ends with:\n"
@@ -209,16 +378,20 @@ def verify(options: VerifyOptions) -> Report:
     selected_rows = [row for row in rows if chosen(row.id, prefixes)]
     row_like = [{"id": r.id, "title": r["title"], "kind": r.kind, "stage": r.stage} for r in selected_rows]
     mutation_path = Path(options.mutation_stats) if options.mutation_stats else root / MUTATION_STATS
+    rerun = rerun_of(options, impl, root, environ)
     return Report(
         engine=engine_info(impl, engine),
         suite=str(root),
         profile=options.profile,
         workers=worker_count(options.workers),
-        selection={"rows": prefixes, "keyword": options.keyword},
-        rows=aggregate(row_like, records, impl, options.profile, deselection=bool(options.keyword)),
-        other_tests=[
-            reported_test(record, impl, options.profile) for record in records if not record.spec_ids
-        ],
+        selection={
+            "rows": prefixes,
+            "keyword": options.keyword,
+            "quick": quick_note(options),
+            "seed": options.seed,
+        },
+        rows=aggregate(row_like, records, rerun, deselection=bool(options.keyword)),
+        other_tests=[reported_test(record, rerun) for record in records if not record.spec_ids],
         unknown_ids=unknown_ids((r.id for r in rows), records),
         collection_errors=list(results.get("collection_errors", [])),
         pytest_exit_code=code,

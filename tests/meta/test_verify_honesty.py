@@ -1,0 +1,389 @@
+"""`contracts verify` tells the truth about the engine it verifies: a spec test either runs the engine or
+is declared reference-only; an engine that declares nothing verifies nothing (exit 1); failures are
+grouped by cause, labelled the right way round, with their cause chain and a repro that works from
+any directory; a run that cannot start says so in one line (exit 2); SIGTERM stops pytest cleanly."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+import contracts
+from contracts.cli import main
+from contracts.verify.report import NOTHING_VERIFIED
+
+ROOT = Path(__file__).resolve().parents[2]
+SRC = str(Path(contracts.__file__).resolve().parents[1])
+SCHEMA = json.loads((ROOT / "specs" / "verify-report.schema.json").read_text(encoding="utf-8"))
+BROKEN = "tests.meta.broken_engines"
+
+pytestmark = pytest.mark.skipif(
+    "MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant"
+)
+
+# ---------------------------------------------------------------- static: every spec test is honest
+
+COLLECTOR = """
+import json, os
+def pytest_collection_finish(session):
+    found = {}
+    for item in session.items:
+        marker = item.get_closest_marker("reference_only")
+        found[item.nodeid] = {
+            "spec": sorted({str(i) for mark in item.iter_markers("spec") for i in mark.args}),
+            "reference_only": None if marker is None else str(marker.args[0]),
+            "engine": "engine" in getattr(item, "fixturenames", ()),
+        }
+    with open(os.environ["CONTRACTS_ENGINE_USE_OUT"], "w", encoding="utf-8") as out:
+        json.dump(found, out)
+"""
+
+
+@pytest.fixture(scope="module")
+def collected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    scratch = tmp_path_factory.mktemp("engine-use")
+    (scratch / "engine_use_collector.py").write_text(COLLECTOR, encoding="utf-8")
+    out = scratch / "use.json"
+    env = {
+        **os.environ,
+        "CONTRACTS_ENGINE_USE_OUT": str(out),
+        "PYTHONPATH": os.pathsep.join([str(scratch), SRC, str(ROOT)]),
+    }
+    command = [sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "engine_use_collector"]
+    result = subprocess.run(
+        [*command, "tests/properties", "tests/golden"], cwd=ROOT, env=env, capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    found: dict[str, dict[str, Any]] = json.loads(out.read_text(encoding="utf-8"))
+    return found
+
+
+def test_every_spec_test_runs_the_engine_or_is_reference_only(collected: dict[str, dict[str, Any]]) -> None:
+    """No spec-marked test in tests/properties or tests/golden can pass without the engine fixture
+    unless it is declared reference-only (then it is n/a on every other engine)."""
+    spec_tests = {nodeid: use for nodeid, use in collected.items() if use["spec"]}
+    assert len(spec_tests) > 300  # the collection really saw the suite
+    assert [] == [
+        nodeid for nodeid, use in spec_tests.items() if not use["engine"] and use["reference_only"] is None
+    ]
+
+
+def test_reference_only_tests_give_a_reason(collected: dict[str, dict[str, Any]]) -> None:
+    """Every reference-only marker names why the test cannot speak for another engine."""
+    reasons = {use["reference_only"] for use in collected.values() if use["reference_only"] is not None}
+    assert reasons
+    assert [] == [reason for reason in reasons if len(reason) < 20]
+
+
+# ---------------------------------------------------------------- end to end runs
+
+OUTSIDE_ADAPTER = '''
+from contracts.engines.reference import ReferenceEngine
+
+
+class SwappedMul(ReferenceEngine):
+    """Written outside the repository: mul's gradients swapped."""
+
+    name = "outside-swapped-mul"
+
+    def scalar_vjp(self, op, inputs, constants=None):
+        value, grads = super().scalar_vjp(op, inputs, constants)
+        return (value, (float(inputs[0]), float(inputs[1]))) if op == "mul" else (value, grads)
+'''
+
+
+def run_verify(arguments: list[str], out: Path) -> tuple[int, dict[str, Any] | None]:
+    code = main(["verify", "-q", "--suite", str(ROOT), "--format", "json", "-o", str(out), *arguments])
+    return code, json.loads(out.read_text(encoding="utf-8")) if out.is_file() else None
+
+
+RUNS: dict[str, list[str]] = {
+    "nothing": ["--impl", f"{BROKEN}:DeclaresNothing"],
+    "copy": ["--impl", f"{BROKEN}:ReferenceCopy", "--quick", "--rows", "S03,S05.cost,T.grad.add,T.rule"],
+    "matmul-1d": [
+        "--impl",
+        f"{BROKEN}:MatmulFailsOnVectors",
+        "--quick",
+        "--rows",
+        "T.grad.matmul,T.rule.matmul-promotion,T.rule.backward-seed,T.rule.broadcast-reduction",
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, dict[str, Any] | None]]:
+    scratch = tmp_path_factory.mktemp("honesty")
+    with ThreadPoolExecutor(max_workers=len(RUNS)) as pool:
+        futures = {
+            name: pool.submit(run_verify, arguments, scratch / f"{name}.json")
+            for name, arguments in RUNS.items()
+        }
+        return {name: future.result(timeout=600) for name, future in futures.items()}
+
+
+def valid(report: dict[str, Any] | None) -> list[str]:
+    return [error.message for error in jsonschema.Draft202012Validator(SCHEMA).iter_errors(report)]
+
+
+def test_an_engine_that_declares_nothing_verifies_nothing(runs: dict[str, Any]) -> None:
+    """No capability, no method: 0 rows passed, every row n/a, exit 1 with the one-line reason."""
+    code, report = runs["nothing"]
+    assert 1 == code
+    assert report is not None
+    assert [] == valid(report)
+    by_status = report["summary"]["by_status"]
+    assert (0, 0, report["summary"]["rows"]) == (
+        by_status["passed"],
+        by_status["not exercised"],
+        by_status["not applicable"],
+    )
+    assert [NOTHING_VERIFIED] == report["problems"]
+
+
+def test_each_passing_test_of_another_engine_called_it(runs: dict[str, Any]) -> None:
+    """On a non-reference engine with every capability, every passing spec test called the engine at
+    least once, reference-only tests are n/a, and no row is reported not exercised."""
+    code, report = runs["copy"]
+    assert report is not None
+    assert [] == valid(report)
+    tests = [test for row in report["rows"] for test in row["tests"]]
+    passed = [test for test in tests if test["outcome"] == "passed"]
+    assert len(passed) > 20
+    assert [] == [test["nodeid"] for test in passed if not test["engine_calls"]]
+    assert [] == [
+        test["nodeid"]
+        for test in tests
+        if test["reference_only"] is not None and test["outcome"] != "not applicable"
+    ]
+    statuses = {row["id"]: row["status"] for row in report["rows"]}
+    assert ("not applicable", "passed") == (statuses["S05.cost.matmul"], statuses["S03.grad.mul"])
+    assert [] == [row_id for row_id, status in statuses.items() if status not in ("passed", "not applicable")]
+    assert 0 == code
+    assert "deep-graph chain of 10000 nodes" in report["selection"]["quick"]
+
+
+def test_one_engine_bug_seen_by_four_rows_is_one_cause(runs: dict[str, Any]) -> None:
+    """A 1-D matmul crash fails four rows; the report groups them under one cause whose message
+    carries the wrapped exception (the cause chain)."""
+    code, report = runs["matmul-1d"]
+    assert 1 == code
+    assert report is not None
+    assert [] == valid(report)
+    signature = "RuntimeError: matmul backward: 1-D operands are not supported"
+    shared = [cause for cause in report["causes"] if cause["signature"] == signature]
+    assert 1 == len(shared)
+    assert {
+        "T.grad.matmul",
+        "T.rule.matmul-promotion",
+        "T.rule.backward-seed",
+        "T.rule.broadcast-reduction",
+    } == set(shared[0]["rows"])
+    failing = [t for row in report["rows"] for t in row["tests"] if t["outcome"] == "failed"]
+    messages = [t["message"] for t in failing if t["message"].startswith(signature)]
+    assert messages
+    assert all("caused by: KeyError: 'no promotion rule for a 1-D operand'" in m for m in messages)
+
+
+def test_table_reads_rows_and_causes(runs: dict[str, Any], tmp_path: Path) -> None:
+    """The table and markdown reports say 'N rows, 1 cause' for the shared failure."""
+    code = main(
+        [
+            "verify",
+            "-q",
+            "--suite",
+            str(ROOT),
+            "--impl",
+            f"{BROKEN}:MatmulFailsOnVectors",
+            "--quick",
+            "--rows",
+            "T.rule.matmul-promotion,T.rule.backward-seed",
+            "-k",
+            "matmul",
+            "-o",
+            str(tmp_path / "r.txt"),
+        ]
+    )
+    text = (tmp_path / "r.txt").read_text(encoding="utf-8")
+    assert 1 == code
+    assert "failing rows by cause: 2 rows, 1 cause" in text
+    assert "cause 1: RuntimeError: matmul backward: 1-D operands are not supported" in text
+
+
+def test_wrong_gradient_is_labelled_engine_gave_spec_says(tmp_path: Path) -> None:
+    """A wrong mul gradient reads 'engine gave <engine's>, spec says <spec's>', not pytest's reversed
+    Obtained/Expected."""
+    code, report = run_verify(
+        ["--impl", f"{BROKEN}:WrongMulGradient", "--rows", "S03.grad.mul", "-k", "test_gradient_example"],
+        tmp_path / "r.json",
+    )
+    assert report is not None
+    assert 1 == code
+    messages = [t["message"] for row in report["rows"] for t in row["tests"] if t["outcome"] == "failed"]
+    # the golden case a = 3, b = -4: d(ab)/da = b = -4, the broken engine reports a = 3
+    assert ["gradients: engine gave (3.0, -4.0), the example says (-4.0, 3.0) (rel=1e-12, abs=0.0)"] == [
+        m.removeprefix("AssertionError: ") for m in messages
+    ]
+
+
+def test_repro_of_an_out_of_tree_adapter_works_from_another_directory(tmp_path: Path) -> None:
+    """verify run beside an adapter outside the repository prints a repro that, pasted into a shell in
+    an unrelated directory without PYTHONPATH, reruns the failing test and fails it again."""
+    adapters, elsewhere = tmp_path / "adapters", tmp_path / "elsewhere"
+    adapters.mkdir()
+    elsewhere.mkdir()
+    (adapters / "outside_adapter.py").write_text(OUTSIDE_ADAPTER, encoding="utf-8")
+    out = adapters / "report.json"
+    env = {**os.environ, "PYTHONPATH": SRC}
+    command = [sys.executable, "-m", "contracts.cli", "verify", "-q", "--suite", str(ROOT)]
+    command += ["--impl", "outside_adapter:SwappedMul", "--rows", "S03.grad.mul", "-k", "golden"]
+    result = subprocess.run(
+        [*command, "--format", "json", "-o", str(out)], cwd=adapters, env=env, capture_output=True, text=True
+    )
+    assert 1 == result.returncode, result.stderr[-2000:]
+    report = json.loads(out.read_text(encoding="utf-8"))
+    (repro,) = [t["repro"] for row in report["rows"] for t in row["tests"] if t["repro"]]
+    assert repro.startswith(f"cd {ROOT} && PYTHONPATH=")
+    clean = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    again = subprocess.run(repro, shell=True, cwd=elsewhere, env=clean, capture_output=True, text=True)
+    assert 1 == again.returncode, again.stdout[-2000:] + again.stderr[-2000:]
+    assert "1 failed" in again.stdout
+    assert "engine gave" in again.stdout
+
+
+# ---------------------------------------------------------------- could not start: exit 2, one line
+
+EXITS_ON_IMPORT = "import sys\nsys.exit(0)\n"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        pytest.param(["--impl", ""], "--impl is empty", id="empty-impl"),
+        pytest.param(["--rows", "S99"], "--rows S99: no spec row id starts with", id="no-row-matches"),
+        pytest.param(
+            ["--impl", f"{BROKEN}:ConstructorFails"],
+            "could not start engine 'tests.meta.broken_engines:ConstructorFails': its import or "
+            "constructor raised RuntimeError: no device available",
+            id="constructor-raises",
+        ),
+        pytest.param(["--impl", "exits_on_import:Engine"], "raised SystemExit: 0", id="exit-on-import"),
+        pytest.param(["-o", "/no/such/dir/r.txt"], "--output /no/such/dir/r.txt: cannot write", id="output"),
+        pytest.param(["--pytest-log", "."], "--pytest-log .: cannot write there", id="pytest-log"),
+        pytest.param(["--mutation-stats", "/no/stats.json"], "--mutation-stats /no/stats.json", id="stats"),
+        pytest.param(["--hypothesis-profile", "fastest"], "'fastest' is not registered", id="profile"),
+    ],
+)
+def test_verify_that_cannot_start_says_why_in_one_line(
+    arguments: list[str],
+    message: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Each bad start exits 2 with one line naming the problem, before any test runs (no traceback)."""
+    (tmp_path / "exits_on_import.py").write_text(EXITS_ON_IMPORT, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code = main(["verify", "-q", "--suite", str(ROOT), *arguments])
+    err = capsys.readouterr().err
+    assert (2, 1) == (code, len(err.strip().splitlines())), err
+    assert message in err
+
+
+SLOW_ADAPTER = """
+import os, time
+from contracts.engines.reference import ReferenceEngine
+
+
+class Slow(ReferenceEngine):
+    name = "slow"
+
+    def scalar_vjp(self, op, inputs, constants=None):
+        with open(os.environ["SLOW_PID_FILE"], "w") as out:
+            out.write(str(os.getpid()))
+        time.sleep(600)
+        return super().scalar_vjp(op, inputs, constants)
+"""
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_pytest_and_removes_temporary_files(tmp_path: Path, signum: int) -> None:
+    """SIGTERM or SIGINT to verify while a test runs: pytest is stopped, the temporary directory is
+    gone, and verify exits 128 + the signal with a one-line message."""
+    (tmp_path / "slow_adapter.py").write_text(SLOW_ADAPTER, encoding="utf-8")
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    pid_file = tmp_path / "pid"
+    env = {**os.environ, "PYTHONPATH": SRC, "TMPDIR": str(temp), "SLOW_PID_FILE": str(pid_file)}
+    command = [sys.executable, "-m", "contracts.cli", "verify", "-q", "--suite", str(ROOT)]
+    command += ["--impl", "slow_adapter:Slow", "--rows", "S03.grad.add", "-k", "golden"]
+    verify = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not pid_file.exists() and time.monotonic() < deadline and verify.poll() is None:
+        time.sleep(0.1)
+    assert pid_file.exists()
+    child = int(pid_file.read_text())
+    verify.send_signal(signum)
+    _, err = verify.communicate(timeout=60)
+    assert 128 + signum == verify.returncode
+    assert f"interrupted by {signal.Signals(signum).name}" in err
+    assert 1 == len(err.strip().splitlines())
+    for _ in range(100):
+        if not alive(child):
+            break
+        time.sleep(0.1)
+    assert not alive(child)
+    assert [] == list(temp.iterdir())
+
+
+# ---------------------------------------------------------------- goldens with teeth
+
+
+def broadcast_examples() -> list[tuple[str, dict[str, Any]]]:
+    """Tensor examples whose gradient is reduced: operands of different shapes (broadcast, batch axes,
+    1-D promotion), with an upstream of more than one element."""
+    import numpy as np
+
+    from tests.spec_rows import rows
+
+    found = []
+    for spec_row in rows(stage="T"):
+        for example in spec_row.get("examples", ()):
+            shapes = {np.shape(x) for x in example.get("inputs", ())}
+            if len(shapes) > 1 and np.size(example.get("upstream", 0.0)) > 1:
+                found.append((spec_row.id, example))
+    return found
+
+
+def test_every_reduction_golden_has_a_non_uniform_upstream() -> None:
+    """Summing the wrong axes (or spreading the total evenly) changes a reduced golden's answer: its
+    upstream gradient holds distinct values, never all ones."""
+    import numpy as np
+
+    found = broadcast_examples()
+    assert {"T.grad.add", "T.grad.multiply", "T.rule.broadcast-reduction", "T.rule.matmul-promotion"} <= {
+        row_id for row_id, _ in found
+    }
+    repeated = [
+        (row_id, example["upstream"])
+        for row_id, example in found
+        if len(set(np.ravel(example["upstream"]).tolist())) != np.size(example["upstream"])
+    ]
+    assert [] == repeated

@@ -1,0 +1,412 @@
+"""The pieces of verify's honesty that need no pytest child: not-exercised outcomes, causes, the cause
+chain, the repro command, the checks before a run, the signal handling and the test-side helpers."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import contracts
+from contracts.engines.reference import ReferenceEngine
+from contracts.verify.records import (
+    ENGINE_CALLS_PROPERTY,
+    NOT_EXERCISED,
+    REFERENCE_ONLY_PROPERTY,
+    Record,
+    cause_chain,
+    crash_message,
+    exercised,
+    int_property,
+    reference_only_of,
+)
+from contracts.verify.report import (
+    Cause,
+    Report,
+    ReportedTest,
+    Rerun,
+    RowResult,
+    causes,
+    row_status,
+    signature,
+)
+from contracts.verify.report import test_function as function_of  # not a test: aliased
+from contracts.verify.runner import (
+    QUICK_DEPTH,
+    VerifyError,
+    VerifyInterruptedError,
+    VerifyOptions,
+    check_input,
+    check_output,
+    check_profile,
+    module_root,
+    pytest_command,
+    quick_note,
+    raise_interrupted,
+    registered_profiles,
+    rerun_of,
+    run_settings,
+    signals_interrupt,
+    stop,
+)
+from tests.meta.broken_engines import DeclaresNothing, WrongMulGradient
+from tests.spec_rows import RecordingEngine, assert_engine_gives, is_reference, unwrap
+
+ROOT = Path(__file__).resolve().parents[2]
+NODE = "tests/properties/test_x.py::test_y[S03.grad.mul]"
+
+
+# ---------------------------------------------------------------- not exercised
+
+
+@pytest.mark.parametrize(
+    ("outcome", "spec_ids", "reference_only", "calls", "expected"),
+    [
+        pytest.param("passed", ["A.x"], None, 0, NOT_EXERCISED, id="never-called"),
+        pytest.param("passed", ["A.x"], None, None, NOT_EXERCISED, id="not-recorded"),
+        pytest.param("passed", ["A.x"], None, 1, "passed", id="called"),
+        pytest.param("passed", ["A.x"], "own types", 0, "passed", id="reference-only"),
+        pytest.param("passed", [], None, 0, "passed", id="names-no-row"),
+        pytest.param("failed", ["A.x"], None, 0, "failed", id="failed-stays-failed"),
+        pytest.param("not applicable", ["A.x"], None, None, "not applicable", id="skipped"),
+    ],
+)
+def test_a_spec_test_that_never_called_the_engine_is_not_exercised(
+    outcome: str, spec_ids: list[str], reference_only: str | None, calls: int | None, expected: str
+) -> None:
+    """Only a passing spec test that is not reference-only and recorded no engine call changes."""
+    record = Record(NODE, spec_ids, outcome, reference_only=reference_only, engine_calls=calls)
+    assert expected == exercised(record)
+
+
+def test_not_exercised_rows_are_never_green() -> None:
+    """A row with a not-exercised test is not exercised even if another test passed; failed wins."""
+    assert ("not exercised", "failed", "passed") == (
+        row_status(["passed", NOT_EXERCISED]),
+        row_status([NOT_EXERCISED, "failed"]),
+        row_status(["passed", "not applicable"]),
+    )
+
+
+def test_user_property_readers() -> None:
+    """The last recorded integer wins; a missing or None reference-only reason reads None."""
+    properties = [
+        (ENGINE_CALLS_PROPERTY, 1),
+        ("other", 5),
+        (ENGINE_CALLS_PROPERTY, 3),
+        (ENGINE_CALLS_PROPERTY, None),
+    ]
+    assert (3, None) == (int_property(properties, ENGINE_CALLS_PROPERTY), int_property([], "x"))
+    assert ("why", None, None) == (
+        reference_only_of([("a", 1), (REFERENCE_ONLY_PROPERTY, "why")]),
+        reference_only_of([(REFERENCE_ONLY_PROPERTY, None), (REFERENCE_ONLY_PROPERTY, "later")]),
+        reference_only_of([("a", 1)]),
+    )
+
+
+# ---------------------------------------------------------------- causes
+
+
+def failing(nodeid: str, message: str | None) -> ReportedTest:
+    return ReportedTest(Record(nodeid, ["A.x"], "failed", message=message), "properties", "repro")
+
+
+def row_with(row_id: str, *tests: ReportedTest) -> RowResult:
+    return RowResult(row_id, "t", "rule", "A", "failed", [], {}, list(tests))
+
+
+def test_one_exception_anywhere_is_one_cause_and_assertions_stay_per_test_function() -> None:
+    """The same exception in different tests is one cause; the same assertion text in two different
+    test functions is two; parameters of one function share their cause."""
+    boom = "RuntimeError: matmul backward: 1-D\n  more"
+    rows = [
+        row_with("A.one", failing("t.py::test_a[A.one]", boom), failing("t.py::test_c[x]", "assert 1 == 2")),
+        row_with("A.two", failing("t.py::test_b", boom), failing("t.py::test_c[y]", "assert 1 == 2")),
+        row_with("A.three", failing("t.py::test_d", "assert 1 == 2"), failing("t.py::test_e", None)),
+        row_with("A.ok"),
+    ]
+    assert [
+        Cause(
+            "RuntimeError: matmul backward: 1-D",
+            None,
+            ["A.one", "A.two"],
+            ["t.py::test_a[A.one]", "t.py::test_b"],
+        ),
+        Cause("assert 1 == 2", "t.py::test_c", ["A.one", "A.two"], ["t.py::test_c[x]", "t.py::test_c[y]"]),
+        Cause("assert 1 == 2", "t.py::test_d", ["A.three"], ["t.py::test_d"]),
+        Cause("(no message)", None, ["A.three"], ["t.py::test_e"]),
+    ] == causes(rows)
+    assert ("AssertionError: x", "t.py::f") == (
+        signature("\nAssertionError: x\nmore"),
+        function_of("t.py::f[a[b]]"),
+    )
+    duplicate = row_with("A.dup", failing("t.py::test_a", boom), failing("t.py::test_a", boom))
+    assert [Cause("RuntimeError: matmul backward: 1-D", None, ["A.dup"], ["t.py::test_a"])] == causes(
+        [duplicate]
+    )
+
+
+CHAINED = """\
+t.py:3: in inner
+    raise KeyError("k")
+E   KeyError: 'k'
+
+The above exception was the direct cause of the following exception:
+KeyError: 'bare'
+
+During handling of the above exception, another exception occurred:
+t.py:9: in test_x
+    raise RuntimeError("outer")
+E   RuntimeError: outer
+"""
+
+
+def test_cause_chain_nearest_first_with_bare_causes() -> None:
+    """Each earlier exception of the chain, nearest first: its E line, or the bare line of an exception
+    raised nowhere (no traceback); a failure without a chain has none."""
+    assert ["KeyError: 'bare'", "KeyError: 'k'"] == cause_chain(CHAINED)
+    assert [] == cause_chain("E   RuntimeError: outer")
+    assert [] == cause_chain(
+        "The above exception was the direct cause of the following exception:\n\nE   X: y"
+    )
+    from types import SimpleNamespace
+
+    crash = SimpleNamespace(reprcrash=SimpleNamespace(message="RuntimeError: outer"))
+    expected = "RuntimeError: outer\ncaused by: KeyError: 'bare'\ncaused by: KeyError: 'k'"
+    assert expected == crash_message(crash, CHAINED)
+
+
+# ---------------------------------------------------------------- repro and run settings
+
+
+def test_repro_command_from_anywhere() -> None:
+    """cd to the suite, PYTHONPATH (quoted), the Python, the node id, engine, profile, settings; without
+    a suite or a path it is the short form."""
+    rerun = Rerun("m:E", "ci", "/s s", ("/a", "/b c"), "/py", ("--deep-graph-depth", "10"))
+    assert (
+        "cd '/s s' && PYTHONPATH='/a:/b c' /py -m pytest 't.py::t[x y]' --impl m:E "
+        "--hypothesis-profile=ci --deep-graph-depth 10"
+    ) == rerun.command("t.py::t[x y]")
+    assert "pytest t.py::t --impl m:E --hypothesis-profile=dev" == Rerun("m:E", "dev").command("t.py::t")
+
+
+def test_quick_and_seed_reach_pytest_and_the_repro(tmp_path: Path) -> None:
+    """--quick shrinks the deep graph (and says so), --seed seeds hypothesis; both go to the child and
+    to every repro command."""
+    options = VerifyOptions(profile="quick", quick=True, seed=3, progress=False)
+    settings = ("--deep-graph-depth", str(QUICK_DEPTH), "--hypothesis-seed=3")
+    assert settings == run_settings(options)
+    assert () == run_settings(VerifyOptions())
+    command = pytest_command(options, "reference", ROOT, tmp_path / "o.json")
+    assert (
+        list(settings)
+        == command[command.index("--deep-graph-depth") : command.index("--deep-graph-depth") + 3]
+    )
+    assert "deep-graph chain of 10000 nodes (the spec asks for 10^6), hypothesis profile quick" == quick_note(
+        options
+    )
+    assert quick_note(VerifyOptions()) is None
+    rerun = rerun_of(options, "reference", ROOT, {"PYTHONPATH": "/a::/b"})
+    assert (
+        Rerun(
+            "reference",
+            "quick",
+            str(ROOT),
+            ("/a", "/b"),
+            sys.executable,
+            (*settings, "-p", "no:cacheprovider"),
+        )
+        == rerun
+    )
+
+
+def test_module_root_is_where_the_adapter_was_imported_from() -> None:
+    """A module's root is its package's parent; a package's __init__ counts one level more; a class
+    without a module file has none."""
+    src = str(Path(contracts.__file__).resolve().parents[1])
+    assert (src, str(ROOT)) == (module_root(ReferenceEngine()), module_root(WrongMulGradient()))
+    made = type("Made", (DeclaresNothing,), {"__module__": "no.such.module"})
+    assert module_root(made()) is None
+    package = type("InInit", (DeclaresNothing,), {"__module__": "contracts"})
+    assert src == module_root(package())
+
+
+# ---------------------------------------------------------------- checks before the run
+
+
+def test_output_and_input_paths_are_checked(tmp_path: Path) -> None:
+    """An output must be a file in an existing directory; an input must exist; None is not checked."""
+    check_output("-o", str(tmp_path / "new.txt"))
+    check_output("-o", None)
+    check_input("--mutation-stats", None)
+    (tmp_path / "stats.json").write_text("{}")
+    check_input("--mutation-stats", str(tmp_path / "stats.json"))
+    for bad in (str(tmp_path), str(tmp_path / "missing" / "r.txt")):
+        with pytest.raises(
+            VerifyError,
+            match=f"^-o {re.escape(bad)}: cannot write there \\(not a file in an existing directory\\)$",
+        ):
+            check_output("-o", bad)
+    with pytest.raises(VerifyError, match=f"^--mutation-stats {re.escape(str(tmp_path))}: no such file$"):
+        check_input("--mutation-stats", str(tmp_path))
+
+
+def test_profiles_are_read_from_the_suite_conftest(tmp_path: Path) -> None:
+    """The profiles the suite registers (read, not imported), plus hypothesis's default; a suite without
+    a conftest has only the default; an unknown profile is a one-line error naming the known ones."""
+    assert {"default", "dev", "ci", "mutation", "quick", "thorough"} <= registered_profiles(ROOT)
+    (tmp_path / "tests").mkdir()
+    assert {"default"} == registered_profiles(tmp_path)
+    (tmp_path / "tests" / "conftest.py").write_text(
+        "from hypothesis import settings\nsettings.register_profile('p1')\nname = 'p2'\n"
+        "settings.register_profile(name)\nsettings.other('p3')\nregister_profile('p4')\n"
+    )
+    assert {"default", "p1"} == registered_profiles(tmp_path)
+    check_profile("p1", tmp_path)
+    conftest = tmp_path / "tests" / "conftest.py"
+    message = f"--hypothesis-profile 'p9' is not registered by {conftest}; use one of default, p1"
+    with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
+        check_profile("p9", tmp_path)
+
+
+# ---------------------------------------------------------------- signals
+
+
+def test_a_signal_during_the_run_raises_and_handlers_are_restored() -> None:
+    """Inside signals_interrupt SIGTERM raises VerifyInterruptedError (exit 143); outside, the previous
+    handlers are back."""
+    message = "^interrupted by SIGTERM: stopped pytest, removed temporary files$"
+    installed: list[Any] = []
+
+    def fallback(signum: int, _frame: Any) -> None:  # so a missing handler fails the test, not pytest
+        raise LookupError(f"signal {signum} reached the handler in place before the run")
+
+    previous = signal.signal(signal.SIGTERM, fallback)
+    before = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+
+    def interrupted_run() -> None:
+        with signals_interrupt():
+            installed.append(signal.getsignal(signal.SIGINT))
+            os.kill(os.getpid(), signal.SIGTERM)
+            time.sleep(5)  # the handler raises as soon as the signal arrives
+
+    try:
+        with pytest.raises(VerifyInterruptedError, match=message) as raised:
+            interrupted_run()
+        after = signal.getsignal(signal.SIGTERM), signal.getsignal(signal.SIGINT)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert [raise_interrupted] == installed
+    assert (143, before) == (raised.value.code, after)
+    assert 130 == VerifyInterruptedError(signal.SIGINT).code
+
+
+def test_no_handlers_outside_the_main_thread() -> None:
+    """signal handlers can only be set in the main thread: elsewhere the run goes on without them."""
+    import threading
+
+    seen: list[Any] = []
+
+    def run() -> None:
+        with signals_interrupt():
+            seen.append(signal.getsignal(signal.SIGTERM))
+
+    before = signal.getsignal(signal.SIGTERM)
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join()
+    assert [before] == seen
+
+
+def test_stop_terminates_then_kills() -> None:
+    """stop() asks the child to end; one that ignores SIGTERM is killed after the grace period."""
+    import subprocess
+
+    import contracts.verify.runner as runner
+
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    stop(child)
+    assert -signal.SIGTERM == child.returncode
+    stubborn = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "print(1, flush=True); time.sleep(60)",
+        ],
+        stdout=subprocess.PIPE,
+    )
+    assert stubborn.stdout is not None
+    stubborn.stdout.readline()  # the handler is installed
+    grace = runner.STOP_GRACE
+    runner.STOP_GRACE = 0.2
+    try:
+        stop(stubborn)
+    finally:
+        runner.STOP_GRACE = grace
+    assert -signal.SIGKILL == stubborn.returncode
+
+
+# ---------------------------------------------------------------- the test-side helpers
+
+
+def test_recording_engine_counts_only_adapter_calls() -> None:
+    """Adapter methods count; describing attributes (lacks, version, name, capabilities) do not."""
+    recording = RecordingEngine(ReferenceEngine())
+    assert ("reference", None, None) == (recording.name, recording.version(), recording.lacks("scalar.add"))
+    assert "scalar.add" in recording.capabilities
+    assert 0 == recording.calls
+    assert (2.0, (1.0, 1.0)) == recording.scalar_vjp("add", [1.0, 1.0])
+    recording.scalar_chain_grad(3)
+    assert 2 == recording.calls
+
+
+def test_only_the_reference_itself_is_the_reference() -> None:
+    """A subclass of the reference (a broken adapter) is another engine, wrapped or not."""
+    assert (True, True, False, False) == (
+        is_reference(ReferenceEngine()),
+        is_reference(RecordingEngine(ReferenceEngine())),
+        is_reference(WrongMulGradient()),
+        is_reference(RecordingEngine(WrongMulGradient())),
+    )
+    engine = WrongMulGradient()
+    assert (engine, engine) == (unwrap(engine), unwrap(RecordingEngine(engine)))
+
+
+def test_engine_results_are_labelled_the_right_way_round() -> None:
+    """Within tolerance nothing happens; otherwise the message names the engine's value first, then the
+    spec's, with the place and the tolerance; arrays show as lists."""
+    import numpy as np
+
+    assert_engine_gives(1.0, 1.0 + 1e-13, rel=1e-12)
+    assert_engine_gives(np.array([1.0, 2.0]), np.array([1.0, 2.0]), rel=0)
+    with pytest.raises(
+        AssertionError,
+        match=r"^grad: engine gave \[2\.0, 1\.0\], spec says \[1\.0, 2\.0\] \(rel=0, abs=0\.5\)$",
+    ):
+        assert_engine_gives(np.array([1.0, 2.0]), np.array([2.0, 1.0]), rel=0, abs=0.5, what="grad")
+    with pytest.raises(AssertionError, match=r"^engine gave 3, numpy says 1 \(rel=0\.1, abs=0\.0\)$"):
+        assert_engine_gives(1, 3, rel=0.1, source="numpy")
+
+
+def test_report_of_nothing_verified_fails() -> None:
+    """A report whose rows were all n/a (or none ran) has the 'nothing verified' problem and exit 1;
+    one passed or failed row is enough to have verified something."""
+    na = RowResult("A.x", "t", "rule", "A", "not applicable", ["why"], {}, [])
+    ok = RowResult("A.y", "t", "rule", "A", "passed", [], {}, [])
+
+    def report(rows: list[RowResult]) -> Report:
+        return Report({}, "s", "ci", 0, {}, rows, [], {}, [], 0, 0.0)
+
+    assert (1, False, 0, True) == (
+        report([na]).exit_code(),
+        report([na]).verified_any(),
+        report([na, ok]).exit_code(),
+        report([ok]).verified_any(),
+    )
