@@ -48,7 +48,7 @@ class MicrogradEngine(Engine):
         "scalar.log": "micrograd 0.1.0's Value has no log",
         "scalar.domain": "micrograd has no domain checks: 1/0 raises Python's own ZeroDivisionError "
         "from float division and (-8) ** 0.5 gives a complex number",
-        **dict.fromkeys(sorted(TENSOR), "micrograd is a scalar engine"),
+        **dict.fromkeys(sorted(TENSOR | {"tensor.program"}), "micrograd is a scalar engine"),
         **dict.fromkeys(sorted(CONTRACT_FAMILIES), REFERENCE_ONLY),
     }
 
