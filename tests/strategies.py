@@ -655,9 +655,11 @@ class ProgramBuilder:
             step = self.emit((deep, *self.operands(1, MOTIF_TREE)), ops, unary)
             deep = deep if step is None else step
         binaries = [op for op in ops if self.arity[op] == 2]
-        joined = self.emit((deep, shared), binaries, binary)
+        # either operand order: a traversal may go wrong only when the shallow use comes first
+        pair = (deep, shared) if self.draw(st.booleans()) else (shared, deep)
+        joined = self.emit(pair, binaries, binary)
         assert joined is not None
-        self.emit((joined, shared), binaries, binary)
+        self.emit((joined, shared) if self.draw(st.booleans()) else (shared, joined), binaries, binary)
 
 
 @st.composite
@@ -747,3 +749,12 @@ def random_dags(draw: st.DrawFn, max_nodes: int = 30) -> list[tuple[int, ...]]:
     """parents[i] for nodes 0..n-1: each parent an earlier node, repeats allowed (x * x), 0-3 of them."""
     count = draw(st.integers(1, max_nodes))
     return [tuple(draw(st.lists(st.integers(0, i - 1), max_size=3))) if i else () for i in range(count)]
+
+
+@st.composite
+def budgeted_op(draw: st.DrawFn) -> dict[str, Any]:
+    """Every entry point that takes a budget: a sized operation, or an EmbeddingPlan (whose parameter budget
+    guards the initializer calls, so a budget row's initializer_calls probe has something to read)."""
+    if draw(st.booleans()):
+        return draw(sized_op())
+    return {"op": "embedding-plan", **draw(embedding_config)}
