@@ -74,9 +74,11 @@ def counted_model(case: Case, initializer: CountingInitializer | None = None) ->
 
 
 def input_matrix(tokens: int, width: int, offset: float = 0.0) -> Matrix:
-    """A (T, C_in) input of plain Values: rows are tokens, no zero and no repeated magnitude."""
+    """A (T, C_in) input of CountingValues: rows are tokens, no zero and no repeated magnitude. Counted
+    like the parameters, so an operation is counted whichever operand comes first (x * w or w * x)."""
     return Matrix(
-        [[offset + 0.5 + 0.25 * t - 0.375 * i * (-1) ** i for i in range(width)] for t in range(tokens)]
+        [[offset + 0.5 + 0.25 * t - 0.375 * i * (-1) ** i for i in range(width)] for t in range(tokens)],
+        CountingValue,
     )
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from contracts.engines import MissingExtraError, load_engine
-from contracts.engines.base import CONTRACT_FAMILIES, SCALAR, TENSOR, Engine
+from contracts.engines.base import CONTRACT_FAMILIES, PROGRAMS, SCALAR, TENSOR, Engine
 from tests.spec_rows import row
 
 
@@ -137,6 +137,10 @@ def test_base_engine_names_what_it_does_not_implement() -> None:
         "scalar_chain_grad": lambda: engine.scalar_chain_grad(3),
         "scalar_backward_twice": lambda: engine.scalar_backward_twice(1.0, 2.0),
         "tensor_vjp": lambda: engine.tensor_vjp("add", [np.zeros(1), np.zeros(1)], None),
+        "scalar_program_grads": lambda: engine.scalar_program_grads([("neg", (0,), ())], [1.0]),
+        "tensor_program_vjp": lambda: engine.tensor_program_vjp(
+            [("exp", (0,), ())], [np.zeros(1)], np.ones(1)
+        ),
     }
     for method, call in calls.items():
         with pytest.raises(NotImplementedError, match=f"^bare: {method}$"):
@@ -256,7 +260,8 @@ def test_capability_names() -> None:
     assert scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.domain"} == SCALAR
     assert tensor | {"tensor.shape-errors"} == TENSOR
     assert {"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"} == CONTRACT_FAMILIES
-    assert SCALAR | TENSOR | CONTRACT_FAMILIES == load_engine("reference").capabilities
+    assert {"scalar.program", "tensor.program"} == PROGRAMS
+    assert SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS == load_engine("reference").capabilities
 
 
 @pytest.mark.parametrize(
@@ -308,8 +313,8 @@ def test_micrograd_declares_what_it_lacks_and_why() -> None:
     """micrograd's capabilities, and the reason each missing one gives in the report."""
     engine = load_engine_or_skip("micrograd", "micrograd")
     scalar = {f"scalar.{op}" for op in ("add", "sub", "mul", "div", "neg", "pow", "relu")}
-    assert scalar | {"scalar.deep-graph", "scalar.accumulate"} == engine.capabilities
-    lacks = {capability: engine.lacks(capability) for capability in SCALAR | TENSOR | CONTRACT_FAMILIES}
+    assert scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.program"} == engine.capabilities
+    lacks = {c: engine.lacks(c) for c in SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS}
     expected: dict[str, str | None] = dict.fromkeys(engine.capabilities)
     expected |= {
         "scalar.exp": "micrograd does not provide scalar.exp (micrograd 0.1.0's Value has no exp)",
@@ -317,7 +322,10 @@ def test_micrograd_declares_what_it_lacks_and_why() -> None:
         "scalar.domain": "micrograd does not provide scalar.domain (micrograd has no domain checks: 1/0 "
         "raises Python's own ZeroDivisionError from float division and (-8) ** 0.5 gives a complex number)",
     }
-    expected |= {c: f"micrograd does not provide {c} (micrograd is a scalar engine)" for c in TENSOR}
+    expected |= {
+        c: f"micrograd does not provide {c} (micrograd is a scalar engine)"
+        for c in TENSOR | {"tensor.program"}
+    }
     expected |= {c: f"micrograd does not provide {c} ({REFERENCE_ONLY})" for c in CONTRACT_FAMILIES}
     assert expected == lacks
 
@@ -325,8 +333,8 @@ def test_micrograd_declares_what_it_lacks_and_why() -> None:
 def test_torch_declares_what_it_lacks_and_why() -> None:
     """torch's capabilities, and the reason each missing one gives in the report."""
     engine = load_engine_or_skip("torch", "torch")
-    assert (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors"}) == engine.capabilities
-    lacks = {capability: engine.lacks(capability) for capability in SCALAR | TENSOR | CONTRACT_FAMILIES}
+    assert (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors"}) | PROGRAMS == engine.capabilities
+    lacks = {c: engine.lacks(c) for c in SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS}
     expected: dict[str, str | None] = dict.fromkeys(engine.capabilities)
     expected |= {
         "scalar.domain": "torch does not provide scalar.domain (torch computes log(x <= 0) = nan or -inf, "
@@ -354,3 +362,46 @@ def test_engine_selection(monkeypatch: pytest.MonkeyPatch) -> None:
         TypeError, match=r"^json:JSONDecoder must produce a contracts\.engines\.base\.Engine, got "
     ):
         load_engine("json:JSONDecoder")
+
+
+# ---------------------------------------------------------------- programs (issue 10)
+# out = h * h + a with h = a * b one shared node, and a leaf c the output never reaches
+ACCUMULATE_PROGRAM = [("mul", (0, 1), ()), ("mul", (3, 3), ()), ("add", (4, 0), ())]
+
+
+@pytest.mark.parametrize(
+    ("name", "module"), [("reference", "numpy"), ("torch", "torch"), ("micrograd", "micrograd")]
+)
+def test_scalar_program_gives_the_accumulate_example(name: str, module: str) -> None:
+    """Each scalar adapter runs a program with a shared node to the spec's (37, 24); an unused leaf gets 0."""
+    engine = load_engine_or_skip(name, module)
+    (example,) = row("S03.rule.accumulate")["examples"]
+    a, b = example["a"], example["b"]
+    value, grads = engine.scalar_program_grads(ACCUMULATE_PROGRAM, [a, b, 5.0])
+    assert ((a * b) ** 2 + a, (*example["once"], 0.0)) == (value, grads)
+
+
+@pytest.mark.parametrize(("name", "module"), [("reference", "numpy"), ("torch", "torch")])
+def test_tensor_program_gives_the_accumulate_example(name: str, module: str) -> None:
+    """Every tensor adapter runs out = x * x + x to the spec's once gradient; an unreached leaf gets zeros."""
+    engine = load_engine_or_skip(name, module)
+    (example,) = row("T.rule.accumulate")["examples"]
+    x = np.asarray(example["x"])
+    program = [("multiply", (0, 0), ()), ("add", (2, 0), ())]
+    value, grads = engine.tensor_program_vjp(program, [x, np.ones((2, 1))], np.ones(x.shape))
+    assert ((x * x + x).tolist(), example["once"], np.zeros((2, 1)).tolist()) == (
+        value.tolist(),
+        grads[0].tolist(),
+        grads[1].tolist(),
+    )
+
+
+def test_micrograd_program_refuses_ops_it_lacks() -> None:
+    """micrograd's program runner names the ops it has and the ones the program asked for."""
+    engine = load_engine_or_skip("micrograd", "micrograd")
+    message = (
+        "micrograd engine: op must be one of ['add', 'div', 'mul', 'neg', 'pow', 'relu', 'sub'], "
+        "got ['exp', 'log']"
+    )
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        engine.scalar_program_grads([("exp", (0,), ()), ("log", (1,), ()), ("exp", (2,), ())], [1.0])

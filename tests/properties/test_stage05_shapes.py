@@ -118,14 +118,14 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S05.fail.sequence-length": s.tokens_too_long(),
     "S05.fail.config-type": s.bad_config(s.not_an_exact_int),
     "S05.fail.config-range": s.bad_config(st.integers(-5, 0)),
-    "S05.fail.budget-type": s.sized_op().flatmap(
+    "S05.fail.budget-type": s.budgeted_op().flatmap(
         lambda case: s.budget_of_wrong_type.filter(lambda b: b is not None).map(
             lambda b: {**case, "budget": b}
         )
     ),
     "S05.fail.initializer-type": s.initializer_failure(s.not_a_real),
     "S05.fail.initializer-nonfinite": s.initializer_failure(s.non_finite_float),
-    "S05.fail.budget-value": s.sized_op().flatmap(
+    "S05.fail.budget-value": s.budgeted_op().flatmap(
         lambda case: st.integers(-100, -1).map(lambda b: {**case, "budget": b})
     ),
 }

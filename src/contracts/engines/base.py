@@ -107,3 +107,36 @@ class Engine:
         upstream None means the output is a scalar and backward seeds 1.
         """
         raise NotImplementedError(f"{self.name}: tensor_vjp")
+
+    # -- composite programs (issue 10: gradients through whole DAGs, not one op at a time) -----------
+
+    def scalar_program_grads(
+        self, program: Program, leaves: Sequence[float]
+    ) -> tuple[float, tuple[float, ...]]:
+        """Build program over the leaves (see run_program) with scalar ops, call backward once on its
+        last node; the output value and d(out)/d(leaf) for each leaf (0 where out does not depend on it)."""
+        raise NotImplementedError(f"{self.name}: scalar_program_grads")
+
+    def tensor_program_vjp(
+        self, program: Program, leaves: Sequence[Array], upstream: Array
+    ) -> tuple[Array, tuple[Array, ...]]:
+        """Build program over the leaves with tensor ops, call backward once on its last node with
+        upstream; the output and d(sum(upstream * out))/d(leaf) for each leaf (zeros where out does not
+        depend on it)."""
+        raise NotImplementedError(f"{self.name}: tensor_program_vjp")
+
+
+# A program is a DAG as plain data: node i < len(leaves) is leaf i; instruction j makes node
+# len(leaves) + j as op(nodes[operands...], *constants); the last node is the output. The same data
+# builds the graph on any engine, and a test can rewrite it (e.g. as a tree) without an engine.
+Instruction = tuple[str, tuple[int, ...], tuple[float, ...]]
+Program = Sequence[Instruction]
+PROGRAMS = frozenset({"scalar.program", "tensor.program"})
+
+
+def run_program(forms: Mapping[str, Callable[..., Any]], leaves: Sequence[Any], program: Program) -> Any:
+    """The program's output node, built from the engine's leaf nodes with forms[op] per instruction."""
+    nodes = list(leaves)
+    for op, operands, constants in program:
+        nodes.append(forms[op](*(nodes[index] for index in operands), *constants))
+    return nodes[-1]

@@ -21,6 +21,8 @@ from contracts.engines.base import (
     TENSOR,
     Engine,
     MissingExtraError,
+    Program,
+    run_program,
 )
 
 MICROGRAD_OPS = ("add", "sub", "mul", "div", "neg", "pow", "relu")
@@ -38,14 +40,15 @@ def import_value() -> Any:
 class MicrogradEngine(Engine):
     name: ClassVar[str] = "micrograd"
     capabilities: ClassVar[frozenset[str]] = frozenset(
-        {f"scalar.{op}" for op in MICROGRAD_OPS} | {"scalar.deep-graph", "scalar.accumulate"}
+        {f"scalar.{op}" for op in MICROGRAD_OPS}
+        | {"scalar.deep-graph", "scalar.accumulate", "scalar.program"}
     )
     lacking: ClassVar[Mapping[str, str]] = {
         "scalar.exp": "micrograd 0.1.0's Value has no exp",
         "scalar.log": "micrograd 0.1.0's Value has no log",
         "scalar.domain": "micrograd has no domain checks: 1/0 raises Python's own ZeroDivisionError "
         "from float division and (-8) ** 0.5 gives a complex number",
-        **dict.fromkeys(sorted(TENSOR), "micrograd is a scalar engine"),
+        **dict.fromkeys(sorted(TENSOR | {"tensor.program"}), "micrograd is a scalar engine"),
         **dict.fromkeys(sorted(CONTRACT_FAMILIES), REFERENCE_ONLY),
     }
 
@@ -108,3 +111,14 @@ class MicrogradEngine(Engine):
         out.backward()
         out.backward()
         return float(left.grad), float(right.grad)
+
+    def scalar_program_grads(
+        self, program: Program, leaves: Sequence[float]
+    ) -> tuple[float, tuple[float, ...]]:
+        unknown = sorted({op for op, _, _ in program} - set(MICROGRAD_OPS))
+        if unknown:
+            raise ValueError(f"micrograd engine: op must be one of {sorted(MICROGRAD_OPS)}, got {unknown}")
+        nodes = [self.value_type(float(x)) for x in leaves]
+        out = run_program(SCALAR_FORMS, nodes, program)
+        out.backward()
+        return float(out.data), tuple(float(node.grad) for node in nodes)

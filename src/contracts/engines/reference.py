@@ -5,13 +5,24 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
-from contracts.engines.base import CONTRACT_FAMILIES, SCALAR, SCALAR_FORMS, TENSOR, Engine
+import numpy as np
+
+from contracts.engines.base import (
+    CONTRACT_FAMILIES,
+    PROGRAMS,
+    SCALAR,
+    SCALAR_FORMS,
+    TENSOR,
+    Engine,
+    Program,
+    run_program,
+)
 from contracts.value import Value
 
 
 class ReferenceEngine(Engine):
     name: ClassVar[str] = "reference"
-    capabilities: ClassVar[frozenset[str]] = SCALAR | TENSOR | CONTRACT_FAMILIES
+    capabilities: ClassVar[frozenset[str]] = SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS
 
     def scalar_vjp(
         self,
@@ -44,3 +55,24 @@ class ReferenceEngine(Engine):
         from contracts.tensor.engine_ops import reference_tensor_vjp  # the tensor slice provides it
 
         return reference_tensor_vjp(op, inputs, upstream)
+
+    def scalar_program_grads(
+        self, program: Program, leaves: Sequence[float]
+    ) -> tuple[float, tuple[float, ...]]:
+        nodes = [Value(float(x)) for x in leaves]
+        out = run_program(SCALAR_FORMS, nodes, program)
+        out.backward()
+        return out.data, tuple(node.grad for node in nodes)
+
+    def tensor_program_vjp(
+        self, program: Program, leaves: Sequence[Any], upstream: Any
+    ) -> tuple[Any, tuple[Any, ...]]:
+        from contracts.tensor.engine_ops import TENSOR_OPS, to_numpy
+        from contracts.tensor.tensor import Tensor
+
+        nodes = [Tensor(item, requires_grad=True) for item in leaves]
+        out = run_program(TENSOR_OPS, nodes, program)
+        out.backward(upstream)
+        return to_numpy(out.data), tuple(
+            np.zeros(node.shape) if node.grad is None else to_numpy(node.grad) for node in nodes
+        )

@@ -14,6 +14,7 @@ import numpy as np
 
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
+    PROGRAMS,
     REFERENCE_ONLY,
     SCALAR,
     SCALAR_FORMS,
@@ -22,6 +23,8 @@ from contracts.engines.base import (
     Array,
     Engine,
     MissingExtraError,
+    Program,
+    run_program,
 )
 
 TENSOR_FORMS: dict[str, Callable[..., Any]] = {
@@ -46,7 +49,9 @@ def import_torch() -> Any:
 
 class TorchEngine(Engine):
     name: ClassVar[str] = "torch"
-    capabilities: ClassVar[frozenset[str]] = (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors"})
+    capabilities: ClassVar[frozenset[str]] = (
+        (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors"}) | PROGRAMS
+    )
     conventions: ClassVar[Mapping[str, str]] = {
         "T.rule.tie": "torch.maximum splits the gradient 0.5/0.5 between a and b where a == b; the spec "
         "gives all of it to the first argument",
@@ -109,6 +114,24 @@ class TorchEngine(Engine):
         else:
             out.backward(self.torch.from_numpy(float64(upstream)))
         return to_array(out.detach()), tuple(to_array(leaf.grad) for leaf in leaves)
+
+    def scalar_program_grads(
+        self, program: Program, leaves: Sequence[float]
+    ) -> tuple[float, tuple[float, ...]]:
+        nodes = [self.leaf(float(x)) for x in leaves]
+        out = run_program(SCALAR_FORMS, nodes, program)
+        out.backward()
+        return float(out.item()), tuple(0.0 if node.grad is None else grad_of(node) for node in nodes)
+
+    def tensor_program_vjp(
+        self, program: Program, leaves: Sequence[Array], upstream: Array
+    ) -> tuple[Array, tuple[Array, ...]]:
+        nodes = [self.leaf(item) for item in leaves]
+        out = run_program(TENSOR_FORMS, nodes, program)
+        out.backward(self.torch.from_numpy(float64(upstream)))
+        return to_array(out.detach()), tuple(
+            np.zeros(node.shape) if node.grad is None else to_array(node.grad) for node in nodes
+        )
 
 
 def check_op(op: str, known: Sequence[str]) -> None:

@@ -1,0 +1,249 @@
+"""Gradients through random composite graphs (issue 10, class 1): S03.rule.accumulate and T.rule.accumulate
+proven on random DAGs (shared subexpressions reused by a shallow and a deep path, diamonds, a node used
+three or more times, chains deeper than the recursion limit), not on hand-picked graphs.
+
+Three oracles, none of them the engine under test:
+* float64 central differences of an independent evaluator (Python's math / numpy, tests/dag_cases.py),
+  under the stated tolerance rule |fd - grad| <= 1e-4 |grad| + 1e-7 + 8 eps M / h, with h = 1e-6 max(1, |x|)
+  and M the largest magnitude of any node value (the loss's, for tensors); draws whose perturbation flips a
+  relu sign or a maximum mask are discarded (a kink, not a derivative);
+* the same program rewritten as a tree (no node used twice, every leaf use a leaf of its own, the copies'
+  gradients summed by the test), run on the same engine: sharing must not change any gradient;
+* torch's float64 autograd, when torch is installed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
+
+from contracts.engines import Engine
+from contracts.engines.base import SCALAR_OPS, TENSOR_OPS
+from contracts.tensor import Tensor
+from contracts.value import Value
+from tests import strategies as s
+from tests.dag_cases import (
+    as_tree,
+    evaluate_scalar,
+    evaluate_tensor,
+    magnitude,
+    scalar_central_differences,
+    summed_by_source,
+    tensor_central_differences,
+    tolerance,
+)
+from tests.spec_rows import require
+
+
+def close(expected: Any) -> Any:
+    """Equal up to the rounding of the same sums in another order (the tree, torch)."""
+    return pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+def scalar_ops(engine: Engine) -> tuple[str, ...]:
+    """The spec's Stage 03 ops this engine provides (micrograd: no exp, no log)."""
+    return tuple(op for op in SCALAR_OPS if engine.lacks(f"scalar.{op}") is None)
+
+
+def tensor_ops(engine: Engine) -> tuple[str, ...]:
+    return tuple(op for op in TENSOR_OPS if engine.lacks(f"tensor.{op}") is None)
+
+
+@st.composite
+def engine_scalar_program(draw: st.DrawFn, engine: Engine) -> dict[str, Any]:
+    return draw(s.scalar_programs(scalar_ops(engine)))
+
+
+def assert_scalar_central_differences(case: dict[str, Any], value: float, grads: tuple[float, ...]) -> None:
+    nodes, _ = evaluate_scalar(case["program"], case["leaves"])
+    estimates = scalar_central_differences(case["program"], case["leaves"])
+    assume(estimates is not None)
+    assert estimates is not None
+    assert nodes[-1] == pytest.approx(value, rel=1e-12, abs=1e-12)
+    largest = magnitude(nodes)
+    for index, (estimate, grad) in enumerate(zip(estimates, grads, strict=True)):
+        x = case["leaves"][index]
+        assert abs(estimate - grad) <= tolerance(grad, largest, x), (
+            f"leaf {index}: fd {estimate}, grad {grad}"
+        )
+
+
+def assert_scalar_tree_equal(
+    engine: Engine, case: dict[str, Any], value: float, grads: tuple[float, ...]
+) -> None:
+    tree, sources = as_tree(case["program"], len(case["leaves"]))
+    tree_value, tree_grads = engine.scalar_program_grads(tree, [case["leaves"][i] for i in sources])
+    assert tree_value == value
+    assert summed_by_source(tree_grads, sources, case["leaves"]) == close(list(grads))
+
+
+@pytest.mark.spec("S03.rule.accumulate")
+@given(data=st.data())
+def test_scalar_dag_gradients_match_central_differences_and_the_tree(
+    engine: Engine, data: st.DataObject
+) -> None:
+    """Every leaf gradient of a random scalar DAG equals the float64 central difference (tolerance rule
+    above) and the gradient of the same program rebuilt as a tree (no sharing)."""
+    require(engine, "scalar.program", "S03.rule.accumulate")
+    case = data.draw(engine_scalar_program(engine))
+    value, grads = engine.scalar_program_grads(case["program"], case["leaves"])
+    assert_scalar_tree_equal(engine, case, value, grads)
+    assert_scalar_central_differences(case, value, grads)
+
+
+@pytest.mark.spec("S03.rule.accumulate")
+@settings(max_examples=20)  # a differential check against another engine: fewer draws suffice
+@given(data=st.data())
+def test_scalar_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -> None:
+    """A random scalar DAG's value and leaf gradients equal torch's float64 autograd on the same program."""
+    pytest.importorskip("torch")
+    from contracts.engines.torch_engine import TorchEngine
+
+    require(engine, "scalar.program", "S03.rule.accumulate")
+    case = data.draw(engine_scalar_program(engine))
+    value, grads = engine.scalar_program_grads(case["program"], case["leaves"])
+    expected_value, expected_grads = TorchEngine().scalar_program_grads(case["program"], case["leaves"])
+    assert expected_value == close(value)
+    assert list(expected_grads) == close(list(grads))
+
+
+@pytest.mark.spec("S03.rule.accumulate")
+@settings(max_examples=3)
+@given(data=st.data())
+def test_scalar_deep_chain_inside_a_dag(engine: Engine, data: st.DataObject) -> None:
+    """A chain deeper than the recursion limit between two uses of a shared node: central differences and
+    the tree rebuild agree with the engine."""
+    require(engine, "scalar.program", "S03.rule.accumulate")
+    require(engine, "scalar.deep-graph", "S03.rule.accumulate")
+    case = data.draw(s.deep_scalar_programs(scalar_ops(engine)))
+    value, grads = engine.scalar_program_grads(case["program"], case["leaves"])
+    assert_scalar_central_differences(case, value, grads)
+    assert_scalar_tree_equal(engine, case, value, grads)
+
+
+@pytest.mark.spec("S03.rule.accumulate")
+@given(case=s.scalar_programs(SCALAR_OPS))
+def test_second_backward_adds_one_copy_on_a_random_dag(engine: Engine, case: dict[str, Any]) -> None:
+    """On a random DAG of Values a second backward doubles every leaf gradient and leaves every intermediate
+    gradient exactly as the first call set it (recomputed, never compounded). Leaves to rounding only: Value
+    adds each path's share into a leaf one at a time, so the second copy is summed in another order."""
+    require(engine, "scalar.value-api", "S03.rule.accumulate")
+    nodes: list[Value] = [Value(x) for x in case["leaves"]]
+    from contracts.engines.base import SCALAR_FORMS
+
+    for op, operands, constants in case["program"]:
+        nodes.append(SCALAR_FORMS[op](*(nodes[i] for i in operands), *constants))
+    leaf_count = len(case["leaves"])
+    nodes[-1].backward()
+    first = [node.grad for node in nodes]
+    nodes[-1].backward()
+    assert first[leaf_count:] == [node.grad for node in nodes[leaf_count:]]
+    doubled = [2 * grad for grad in first[:leaf_count]]
+    assert doubled == pytest.approx([node.grad for node in nodes[:leaf_count]], rel=1e-12, abs=1e-12)
+
+
+# ---------------------------------------------------------------- Tensor
+
+
+@st.composite
+def engine_tensor_program(draw: st.DrawFn, engine: Engine) -> dict[str, Any]:
+    return draw(s.tensor_programs(tensor_ops(engine)))
+
+
+def assert_tensor_central_differences(case: dict[str, Any], value: Any, grads: tuple[Any, ...]) -> None:
+    nodes, _ = evaluate_tensor(case["program"], case["leaves"])
+    estimates = tensor_central_differences(case["program"], case["leaves"], case["upstream"])
+    assume(estimates is not None)
+    assert estimates is not None
+    assert np.shape(nodes[-1]) == value.shape
+    assert nodes[-1] == pytest.approx(value, rel=1e-12, abs=1e-12)
+    largest = magnitude(nodes) * float(np.sum(np.abs(case["upstream"])) + 1)
+    for index, (estimate, grad) in enumerate(zip(estimates, grads, strict=True)):
+        assert grad.shape == np.shape(case["leaves"][index])
+        for position in np.ndindex(grad.shape):
+            x = float(case["leaves"][index][position])
+            bound = tolerance(float(grad[position]), largest, x)
+            error = abs(estimate[position] - grad[position])
+            assert error <= bound, f"leaf {index}{position}: fd {estimate[position]}, grad {grad[position]}"
+
+
+def assert_tensor_tree_equal(
+    engine: Engine, case: dict[str, Any], value: Any, grads: tuple[Any, ...]
+) -> None:
+    tree, sources = as_tree(case["program"], len(case["leaves"]))
+    tree_value, tree_grads = engine.tensor_program_vjp(
+        tree, [case["leaves"][i] for i in sources], case["upstream"]
+    )
+    assert tree_value.tolist() == value.tolist()
+    summed = summed_by_source(tree_grads, sources, case["leaves"])
+    for total, grad in zip(summed, grads, strict=True):
+        assert np.asarray(total) == close(grad)
+
+
+@pytest.mark.spec("T.rule.accumulate")
+@given(data=st.data())
+def test_tensor_dag_gradients_match_central_differences_and_the_tree(
+    engine: Engine, data: st.DataObject
+) -> None:
+    """Every leaf element's gradient of a random Tensor DAG (broadcasting, matmul) equals the float64 central
+    difference of sum(upstream * out) (tolerance rule above) and the gradient of the same program rebuilt
+    as a tree (no sharing)."""
+    require(engine, "tensor.program", "T.rule.accumulate")
+    case = data.draw(engine_tensor_program(engine))
+    value, grads = engine.tensor_program_vjp(case["program"], case["leaves"], case["upstream"])
+    assert_tensor_tree_equal(engine, case, value, grads)
+    assert_tensor_central_differences(case, value, grads)
+
+
+@pytest.mark.spec("T.rule.accumulate")
+@settings(max_examples=20)  # a differential check against another engine: fewer draws suffice
+@given(data=st.data())
+def test_tensor_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -> None:
+    """A random Tensor DAG's output and leaf gradients equal torch's float64 autograd on the same program."""
+    pytest.importorskip("torch")
+    from contracts.engines.torch_engine import TorchEngine
+
+    require(engine, "tensor.program", "T.rule.accumulate")
+    case = data.draw(engine_tensor_program(engine))
+    value, grads = engine.tensor_program_vjp(case["program"], case["leaves"], case["upstream"])
+    expected_value, expected_grads = TorchEngine().tensor_program_vjp(
+        case["program"], case["leaves"], case["upstream"]
+    )
+    assert (expected_value.shape, expected_value) == (value.shape, close(value))
+    for expected, grad in zip(expected_grads, grads, strict=True):
+        assert (expected.shape, expected) == (grad.shape, close(grad))
+
+
+@pytest.mark.spec("T.rule.accumulate")
+@settings(max_examples=2)
+@given(case=s.deep_tensor_programs())
+def test_tensor_deep_chain_inside_a_dag(engine: Engine, case: dict[str, Any]) -> None:
+    """A chain of adds deeper than the recursion limit between two uses of a shared Tensor node: the tree
+    rebuild agrees with the engine (central differences over every element would cost ~10^5 ops)."""
+    require(engine, "tensor.program", "T.rule.accumulate")
+    value, grads = engine.tensor_program_vjp(case["program"], case["leaves"], case["upstream"])
+    assert_tensor_tree_equal(engine, case, value, grads)
+
+
+@pytest.mark.spec("T.rule.accumulate")
+@given(case=s.tensor_programs(TENSOR_OPS))
+def test_second_tensor_backward_adds_one_copy_on_a_random_dag(engine: Engine, case: dict[str, Any]) -> None:
+    """On a random Tensor DAG a second backward doubles every leaf gradient exactly and sets every
+    intermediate gradient to what the first call set (recomputed, never compounded)."""
+    require(engine, "tensor.api", "T.rule.accumulate")
+    from contracts.tensor.engine_ops import TENSOR_OPS as FORMS
+
+    nodes: list[Tensor] = [Tensor(x, requires_grad=True) for x in case["leaves"]]
+    for op, operands, _ in case["program"]:
+        nodes.append(FORMS[op](*(nodes[i] for i in operands)))
+    leaf_count = len(case["leaves"])
+    nodes[-1].backward(case["upstream"])
+    first = [np.array(node.grad).tolist() for node in nodes]
+    nodes[-1].backward(case["upstream"])
+    doubled = [None if grad is None else (2 * np.asarray(grad)).tolist() for grad in first[:leaf_count]]
+    expected = doubled + first[leaf_count:]  # a leaf the output does not reach keeps None
+    assert expected == [np.array(node.grad).tolist() for node in nodes]
