@@ -19,6 +19,7 @@ commands:
   verify   run the spec suite against an engine and report every spec row
   specs    list the spec rows (id, formula or failure, where blocked, exception)
   plan     print a model's plan (contracts plan --widths 3,4,2 --tokens 2)
+  spec-mutation  mutate the spec rows and the guards, run the bound tests, gate the survivors
 
 `contracts COMMAND --help` shows a command's options.
 """
@@ -142,10 +143,18 @@ def plan_main(argv: Sequence[str]) -> int:
     return entry(list(argv))
 
 
+def spec_mutation_main(argv: Sequence[str]) -> int:
+    """`contracts spec-mutation`, provided by contracts.spec_mutation (imported only when asked for)."""
+    from contracts.spec_mutation.main import main as entry
+
+    return entry(list(argv))
+
+
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "verify": verify_main,
     "specs": specs_main,
     "plan": plan_main,
+    "spec-mutation": spec_mutation_main,
 }
 
 
