@@ -5,13 +5,17 @@ from __future__ import annotations
 import json
 import math
 import shutil
+import subprocess
+import sys
 import tomllib
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from contracts.spec_mutation import expressions, tomlwriter
+from contracts import cli
+from contracts.spec_mutation import expressions, gate, main, runner, statements, summary, tomlwriter
 from contracts.spec_mutation.catalog import catalog, file_mutants, schema_context
 from contracts.spec_mutation.equivalence import equivalent, refused
 from contracts.spec_mutation.operators import NEVER_MATCHES, row_mutants
@@ -320,3 +324,488 @@ def test_catalog_drops_and_counts(tmp_path: Path) -> None:
     (tmp_path / "x.toml").write_text(tomlwriter.dumps({**document, "rows": [{**FORMULA, "expr": "2 * K"}]}))
     (found,) = catalog(tmp_path)
     assert {"refused by the loader": 1} == found.dropped
+
+
+# ---------------------------------------------------------------- the plugin in real sessions
+
+SAMPLE_SPEC = """[meta]
+stage = "X"
+title = "sample"
+seed = "-"
+
+[[rows]]
+id = "X.cost.odd"
+kind = "formula"
+title = "the K-th odd number"
+origin = "decision"
+expr = "2 * K - 1"
+symbols = { K = { min = 1, max = 9 } }
+compared_with = ["planner"]
+examples = [{ where = { K = 3 }, value = 5 }]
+
+[[rows]]
+id = "X.rule.untested"
+kind = "rule"
+title = "no test names it"
+origin = "decision"
+statement = "-"
+examples = [{ n = 1 }]
+"""
+
+SAMPLE_ROWS = """from functools import cache
+
+from contracts.spec import load_rows
+
+
+@cache
+def all_rows():
+    return tuple(load_rows())
+"""
+
+SAMPLE_TESTS = """import pytest
+
+from contracts.spec import evaluate
+from sample_rows import all_rows
+
+
+def odd(K):  # the implementation under test
+    return 2 * K - 1
+
+
+ROWS = [pytest.param(r, marks=pytest.mark.spec(r.id)) for r in all_rows() if r.kind == "formula"]
+EXAMPLES = [pytest.param(r, e, marks=pytest.mark.spec(r.id)) for r in ROWS[0].values for e in r["examples"]]
+
+
+@pytest.mark.parametrize(("spec_row", "example"), EXAMPLES)
+def test_golden(spec_row, example):
+    assert COMPARED(example["value"], odd(**example["where"]))
+
+
+@pytest.mark.parametrize("spec_row", ROWS)
+def test_property(spec_row):
+    for k in range(1, 10):
+        assert evaluate(spec_row["expr"], {"K": k}) == odd(k)
+"""
+
+
+@pytest.fixture
+def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A tiny suite: a spec directory with two rows, a rows module and a test file (comparing values)."""
+    (tmp_path / "specs").mkdir()
+    shutil.copy(SPECS / "schema.json", tmp_path / "specs" / "schema.json")
+    (tmp_path / "specs" / "x.toml").write_text(SAMPLE_SPEC)
+    (tmp_path / "sample_rows.py").write_text(SAMPLE_ROWS)
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    spec(*ids): rows\n")
+    write_sample_tests(tmp_path, compare=True)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("CONTRACTS_SPECS", str(tmp_path / "specs"))
+    yield tmp_path
+    for name, module in list(sys.modules.items()):  # a later run must import the sample afresh
+        if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path)):
+            del sys.modules[name]
+
+
+def write_sample_tests(root: Path, compare: bool) -> None:
+    comparison = "lambda expected, actual: expected == actual" if compare else "lambda expected, actual: True"
+    (root / "test_sample.py").write_text(f"COMPARED = {comparison}\n" + SAMPLE_TESTS)
+
+
+class InProcess:
+    """Stands in for subprocess.Popen: runs the pytest command in this process (so coverage and
+    mutmut see the plugin), from the given directory with the given CONTRACTS_SPECS."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
+        assert [sys.executable, "-m", "pytest"] == args[:3]
+        self.args, self.specs = args[3:], env["CONTRACTS_SPECS"]
+
+    def wait(self) -> int:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("CONTRACTS_SPECS", self.specs)
+            for name in [n for n in sys.modules if n in ("sample_rows", "test_sample")]:
+                del sys.modules[name]
+            return int(pytest.main([*self.args, "--import-mode=importlib"]))
+
+
+def run_sample(root: Path, monkeypatch: pytest.MonkeyPatch, jobs: int = 1) -> dict[str, Any]:
+    monkeypatch.setattr(subprocess, "Popen", InProcess)
+    options = runner.RunOptions(
+        root,
+        root / "specs",
+        jobs=jobs,
+        suite=(str(root / "test_sample.py"),),
+        rows_provider="sample_rows:all_rows",
+    )
+    return runner.run(options)
+
+
+def test_runner_kills_every_mutant_of_a_well_tested_row(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each mutant runs the row's bound tests on the mutated spec; a row no test names runs none."""
+    results = run_sample(sample, monkeypatch, jobs=2)
+    odd, untested = results["rows"]
+    assert ("X.cost.odd", 2) == (odd["row_id"], odd["tests"])
+    assert {"refused by the loader": 1} == odd["dropped"]  # 2 ** K - 1
+    statuses = {m["id"]: (m["status"], m["killed_by"]) for m in odd["mutants"]}
+    assert ("killed", "test_sample.py::test_golden[spec_row0-example0]") == statuses[
+        "X.cost.odd:examples.0.value:plus:0"
+    ]
+    assert ("killed", "test_sample.py::test_property[spec_row0]") == statuses["X.cost.odd:expr:operator:0"]
+    assert {"killed"} == {status for status, _ in statuses.values()}
+    assert 13 == len(statuses)
+    assert ("X.rule.untested", 0, ["not run", "not run"]) == (
+        untested["row_id"],
+        untested["tests"],
+        [m["status"] for m in untested["mutants"]],
+    )
+    assert "x.toml" == odd["file"]
+    assert SAMPLE_SPEC == (sample / "specs" / "x.toml").read_text()  # never written to
+
+
+def test_weakened_golden_fails_the_gate_naming_the_mutant(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A golden that stops comparing the example's value lets that value's mutants survive; the gate
+    fails and names them (the proof the gate catches a test that no longer reads a field)."""
+    write_sample_tests(sample, compare=False)
+    results = {"spec": run_sample(sample, monkeypatch)}
+    listed = gate.Listed({}, {"X.rule.untested": "sample"})
+    survivors = [line for line in gate.problems(results, listed) if line.startswith("unexplained")]
+    assert [
+        "unexplained survived mutant: X.cost.odd:examples.0.value:plus:0 (every number +1)",
+        "unexplained survived mutant: X.cost.odd:examples.0.value:minus:0 (every number -1)",
+    ] == survivors
+
+
+def test_a_row_failing_unmutated_runs_no_mutant(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the bound tests fail on the unchanged spec, the row's mutants are reported as not run."""
+    (sample / "specs" / "x.toml").write_text(SAMPLE_SPEC.replace("value = 5", "value = 6"))
+    results = run_sample(sample, monkeypatch)
+    odd = results["rows"][0]
+    assert {("not run", "test_sample.py::test_golden[spec_row0-example0]")} == {
+        (m["status"], m["killed_by"]) for m in odd["mutants"]
+    }
+
+
+# ---------------------------------------------------------------- the gate
+
+
+def verdict(name: str, status: str) -> dict[str, Any]:
+    return {"id": name, "status": status, "description": f"d {name}", "killed_by": "why"}
+
+
+RESULTS: dict[str, Any] = {
+    "seconds": 12.5,
+    "spec": {
+        "rows": [
+            {
+                "row_id": "A.x",
+                "tests": 2,
+                "mutants": [verdict("A.x:1", "killed"), verdict("A.x:2", "survived")],
+            },
+            {
+                "row_id": "A.y",
+                "tests": 1,
+                "mutants": [verdict("A.y:1", "survived"), verdict("A.y:2", "refused")],
+            },
+            {"row_id": "A.z", "tests": 0, "mutants": []},
+            {"row_id": "A.w", "tests": 0, "mutants": [verdict("A.w:1", "not run")]},
+        ]
+    },
+    "statements": {"mutants": [verdict("m:f:delete:0", "timeout"), verdict("m:g:delete:0", "no tests")]},
+}
+
+
+def test_gate_counts_and_score() -> None:
+    """Timeouts count as killed; listed survivors and untested mutants are equivalent; the rest other."""
+    listed = gate.Listed({"A.x:2": "r", "m:g:delete:0": "r"}, {})
+    found = gate.counts(RESULTS, listed)
+    assert {"killed": 2, "survived": 1, "equivalent": 2, "other": 2, "total": 7} == found
+    assert 2 / 5 == gate.score(found)
+    assert 1.0 == gate.score({"killed": 0, "total": 2, "equivalent": 2})
+
+
+def test_gate_problems() -> None:
+    """Unexplained survivors, mutants that did not run, vanished listings, rows without mutants or tests."""
+    listed = gate.Listed({"A.x:2": "r", "gone": "r"}, {"A.q": "r"})
+    assert [
+        "score 33.33% is below the threshold 100%",
+        "unexplained survived mutant: A.y:1 (d A.y:1)",
+        "mutant refused: A.y:2: why",
+        "mutant not run: A.w:1: why",
+        "unexplained no tests mutant: m:g:delete:0 (d m:g:delete:0)",
+        f"listed mutant no longer exists: gone; remove it from {gate.EQUIVALENTS}",
+        "row without mutants: A.z (give it machine-readable fields, or list it)",
+        "row without bound tests: A.w",
+        f"listed row no longer exists or now has mutants: A.q; remove it from {gate.EQUIVALENTS}",
+    ] == gate.problems(RESULTS, listed)
+    clean = {"spec": {"rows": [RESULTS["spec"]["rows"][0], RESULTS["spec"]["rows"][2]]}}
+    assert [] == gate.problems(clean, gate.Listed({"A.x:2": "r"}, {"A.z": "no fields"}))
+    one = {"spec": {"rows": [RESULTS["spec"]["rows"][0]]}}  # one killed, one survived
+    survivor = "unexplained survived mutant: A.x:2 (d A.x:2)"
+    assert [survivor] == gate.problems(one, gate.Listed({}, {}), threshold=0.5)
+    assert ["score 50.00% is below the threshold 51%", survivor] == gate.problems(
+        one, gate.Listed({}, {}), threshold=0.51
+    )
+
+
+def test_gate_warns_about_listed_mutants_now_killed() -> None:
+    """A listed mutant that tests now kill (or time out) is a warning, never a failure."""
+    listed = gate.Listed({"A.x:1": "r", "m:f:delete:0": "r", "A.y:1": "r"}, {})
+    assert [
+        f"listed mutant is now killed: A.x:1; remove it from {gate.EQUIVALENTS}",
+        f"listed mutant is now timeout: m:f:delete:0; remove it from {gate.EQUIVALENTS}",
+    ] == gate.warnings(RESULTS, listed)
+
+
+def test_gate_report_line() -> None:
+    """One line: score, counts, how many spec and statement mutants over how many rows, the time."""
+    assert (
+        "spec-mutation score 40.00%: 2 killed, 1 survived, 2 listed equivalent, 2 not run, of 7 mutants "
+        "(5 spec mutants over 4 rows, 2 statement mutants; 12.5 s)"
+    ) == gate.report(RESULTS, gate.Listed({"A.x:2": "r", "m:g:delete:0": "r"}, {}))
+    assert "(0 spec mutants over 0 rows, 0 statement mutants; 0 s)" in gate.report({}, gate.Listed({}, {}))
+
+
+def test_listed_file(tmp_path: Path) -> None:
+    """The reviewed file lists mutants and rows by id, each with a reason; none without one."""
+    path = tmp_path / "eq.toml"
+    assert gate.Listed({}, {}) == gate.load_listed(path)
+    path.write_text('[[mutant]]\nid = "A.x:2"\nreason = " same "\n\n[[row]]\nid = "A.z"\nreason = "prose"\n')
+    assert gate.Listed({"A.x:2": "same"}, {"A.z": "prose"}) == gate.load_listed(path)
+    path.write_text('[[row]]\nid = "A.z"\nreason = " "\n')
+    with pytest.raises(ValueError, match=r"eq.toml: row 'A.z' is listed without a reason$"):
+        gate.load_listed(path)
+    path.write_text('[[mutant]]\nid = "A.x:2"\n')
+    with pytest.raises(ValueError, match=r"eq.toml: mutant 'A.x:2' is listed without a reason$"):
+        gate.load_listed(path)
+
+
+# ---------------------------------------------------------------- statement mutants
+
+MODULE = '''from contracts.checks import positive_int
+from contracts import checks
+
+
+def entry(x, y):
+    """doc"""
+    positive_int(x, "x")
+    if y < 0:
+        raise ValueError("y")
+    checks.real_number(y)
+    check_more(x)
+    z = x + y
+    if z:
+        raise ValueError
+    else:
+        pass
+    return z
+
+
+class K:
+    def method(self, v):
+        if v:
+            for i in v:
+                if i:
+                    raise TypeError("i")
+        other(v)
+
+        def inner():
+            if v:
+                raise ValueError
+        return inner
+'''
+
+
+def test_statement_mutants(tmp_path: Path) -> None:
+    """Guards (an if ending in raise without else, a check call) are deleted; consecutive ones swapped."""
+    path = tmp_path / "m.py"
+    path.write_text(MODULE)
+    found = statements.module_mutants(path, "pkg.m")
+    assert [
+        ("pkg.m:entry:delete:0", "delete `positive_int(x, 'x')`"),
+        ("pkg.m:entry:swap:0", "swap `positive_int(x, 'x')` and `if y < 0:`"),
+        ("pkg.m:entry:delete:1", "delete `if y < 0:`"),
+        ("pkg.m:entry:swap:1", "swap `if y < 0:` and `checks.real_number(y)`"),
+        ("pkg.m:entry:delete:2", "delete `checks.real_number(y)`"),
+        ("pkg.m:entry:swap:2", "swap `checks.real_number(y)` and `check_more(x)`"),
+        ("pkg.m:entry:delete:3", "delete `check_more(x)`"),
+        ("pkg.m:K.method:delete:0", "delete `if i:`"),
+    ] == [(m.mutant_id(), m.description) for m in found]
+    lines = MODULE.splitlines(keepends=True)
+    assert "".join([*lines[:7], "    pass  # spec-mutation: guard deleted\n", *lines[9:]]) == found[2].source
+    assert "".join([*lines[:6], *lines[7:9], lines[6], *lines[9:]]) == found[1].source
+    assert "".join([*lines[:23], "                pass  # spec-mutation: guard deleted\n", *lines[25:]]) == (
+        found[7].source
+    )
+    assert {("pkg.m", path)} == {(m.module, m.path) for m in found}
+
+
+def test_statement_mutants_of_a_tree(tmp_path: Path) -> None:
+    """Module names come from the path under the root; a package's __init__ is the package."""
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("def f(x):\n    if x:\n        raise ValueError\n")
+    (tmp_path / "pkg" / "sub" / "m.py").write_text("def g(x):\n    check(x)\n")
+    assert ["pkg:f:delete:0", "pkg.sub.m:g:delete:0"] == [
+        m.mutant_id() for m in statements.source_mutants(tmp_path, "pkg")
+    ]
+
+
+IMPL = """def guarded(x):
+    if x < 0:
+        raise ValueError("negative")
+    return x
+
+
+def unchecked(x):
+    if x > 100:
+        raise ValueError("big")
+    return x
+
+
+def untested(x):
+    check(x)
+"""
+
+IMPL_TESTS = """import pytest
+
+from sample_pkg.impl import guarded, unchecked
+
+
+def test_guarded():
+    with pytest.raises(ValueError, match="negative"):
+        guarded(-1)
+
+
+def test_unchecked():
+    assert 1 == unchecked(1)
+"""
+
+
+class InProcessRun:
+    """Stands in for subprocess.run: runs the pytest command in this process."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
+        assert [sys.executable, "-m", "pytest"] == args[:3]
+        assert "1" == env["OPENBLAS_NUM_THREADS"]
+        self.returncode = int(pytest.main([*args[3:], "--import-mode=importlib", "-p", "no:randomly"]))
+
+
+def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deleted guard a test checks is killed; one no test checks survives; an uncalled one has no tests."""
+    (tmp_path / "src" / "sample_pkg").mkdir(parents=True)
+    (tmp_path / "src" / "sample_pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "sample_pkg" / "impl.py").write_text(IMPL)
+    (tmp_path / "test_impl.py").write_text(IMPL_TESTS)
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    monkeypatch.setattr(subprocess, "run", InProcessRun)
+    options = runner.RunOptions(
+        tmp_path, SPECS, package="sample_pkg", statement_suite=(str(tmp_path / "test_impl.py"),)
+    )
+    try:
+        results = runner.run_statements(options)
+    finally:
+        for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
+            del sys.modules[name]
+    assert [
+        ("sample_pkg.impl:guarded:delete:0", "killed", 1, "delete `if x < 0:`"),
+        ("sample_pkg.impl:unchecked:delete:0", "survived", 1, "delete `if x > 100:`"),
+        ("sample_pkg.impl:untested:delete:0", "no tests", 0, "delete `check(x)`"),
+    ] == [(m["id"], m["status"], m["tests"], m["description"]) for m in results["mutants"]]
+    assert "statement" == results["kind"]
+    assert IMPL == (tmp_path / "src" / "sample_pkg" / "impl.py").read_text()  # never edited in place
+
+
+# ---------------------------------------------------------------- the command and verify's line
+
+
+def write_results(root: Path, results: dict[str, Any], equivalents: str = "") -> None:
+    (root / "mutants").mkdir(exist_ok=True)
+    (root / "mutants" / "spec-mutation.json").write_text(json.dumps(results))
+    (root / "mutation").mkdir(exist_ok=True)
+    (root / "mutation" / "spec-equivalents.toml").write_text(equivalents)
+
+
+def test_verify_line(tmp_path: Path) -> None:
+    """verify's line reads the suite's results and equivalents; no results, no line."""
+    assert [] == summary.spec_mutation_lines(str(tmp_path))
+    write_results(tmp_path, RESULTS, '[[mutant]]\nid = "A.x:2"\nreason = "r"\n')
+    assert [
+        "spec-mutation score 33.33% (2 killed, 1 listed equivalent, of 7 spec and statement mutants)"
+    ] == summary.spec_mutation_lines(str(tmp_path))
+    found = summary.spec_mutation_summary(tmp_path / summary.RESULTS, tmp_path / gate.EQUIVALENTS)
+    assert found is not None
+    assert {"A.x": {"killed": 1, "total": 2}, "A.y": {"killed": 0, "total": 2}} == {
+        k: v for k, v in found["rows"].items() if k in ("A.x", "A.y")
+    }
+    assert {"killed": 0, "total": 0} == found["rows"]["A.z"]
+
+
+def test_main_gate_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--gate-only gates the existing results: exit 1 with a FAIL line per problem, 0 when clean."""
+    monkeypatch.chdir(tmp_path)
+    assert 2 == main.main(["--gate-only"])
+    assert "spec-mutation: no results file mutants/spec-mutation.json\n" == capsys.readouterr().err
+    one = {"seconds": 1.0, "spec": {"rows": [RESULTS["spec"]["rows"][0]]}}
+    write_results(tmp_path, one, '[[mutant]]\nid = "A.x:1"\nreason = "r"\n')
+    assert 1 == main.main(["--gate-only"])
+    assert [
+        "spec-mutation score 50.00%: 1 killed, 1 survived, 0 listed equivalent, 0 not run, of 2 mutants "
+        "(2 spec mutants over 1 rows, 0 statement mutants; 1.0 s)",
+        f"WARNING: listed mutant is now killed: A.x:1; remove it from {gate.EQUIVALENTS}",
+        "FAIL: score 50.00% is below the threshold 100%",
+        "FAIL: unexplained survived mutant: A.x:2 (d A.x:2)",
+        "spec-mutation gate: failed",
+    ] == capsys.readouterr().out.splitlines()
+    write_results(tmp_path, one, '[[mutant]]\nid = "A.x:2"\nreason = "r"\n')
+    assert 0 == main.main(["--gate-only", "--threshold", "0.5"])
+    assert "spec-mutation gate: passed" == capsys.readouterr().out.splitlines()[-1]
+
+
+def test_main_runs_and_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --gate-only it runs the spec mutants (and the statements unless told not to), writes
+    the results with the summed times, then gates them."""
+    seen: list[runner.RunOptions] = []
+
+    def spec_run(options: runner.RunOptions) -> dict[str, Any]:
+        seen.append(options)
+        return {"seconds": 1.25, "cpu_seconds": 2.5, "rows": [RESULTS["spec"]["rows"][0]]}
+
+    def statement_run(options: runner.RunOptions) -> dict[str, Any]:
+        return {"seconds": 2.0, "cpu_seconds": 3.0, "mutants": [verdict("m:f:delete:0", "killed")]}
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(main, "run", spec_run)
+    monkeypatch.setattr(main, "run_statements", statement_run)
+    out = tmp_path / "deep" / "r.json"
+    assert 1 == main.main(["--out", str(out), "-j", "3", "--rows", "A.", "--hypothesis-profile", "ci"])
+    written = json.loads(out.read_text())
+    assert (3.2, 5.5, ["m:f:delete:0"]) == (
+        written["seconds"],
+        written["cpu_seconds"],
+        [m["id"] for m in written["statements"]["mutants"]],
+    )
+    assert (tmp_path, 3, "ci", ("A.",)) == (seen[0].root, seen[0].jobs, seen[0].profile, seen[0].rows)
+    assert 1 == main.main(
+        ["--out", str(out), "--no-statements", "--threshold", "0.5", "--equivalents", "none.toml"]
+    )
+    assert "statements" not in json.loads(out.read_text())
+    assert 2 == seen[1].jobs
+    assert "FAIL: unexplained survived mutant: A.x:2 (d A.x:2)" in capsys.readouterr().out
+
+
+def test_cli_subcommand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`contracts spec-mutation ARGS` hands ARGS to the spec-mutation command."""
+    received: list[list[str]] = []
+
+    def entry(argv: list[str]) -> int:
+        received.append(argv)
+        return 7
+
+    monkeypatch.setattr(main, "main", entry)
+    assert 7 == cli.main(["spec-mutation", "--gate-only", "-j", "1"])
+    assert [["--gate-only", "-j", "1"]] == received

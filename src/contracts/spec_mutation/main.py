@@ -40,7 +40,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = {"spec": run(options)}
         if not args.no_statements:
             results["statements"] = run_statements(options)
-        results["seconds"] = round(sum(part["seconds"] for part in results.values()), 1)
+        parts = list(results.values())
+        results["seconds"] = round(sum(part["seconds"] for part in parts), 1)
+        results["cpu_seconds"] = round(sum(part["cpu_seconds"] for part in parts), 1)
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(json.dumps(results, indent=1))
     if not args.out.exists():

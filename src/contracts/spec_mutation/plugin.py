@@ -14,6 +14,7 @@ from __future__ import annotations
 import copy
 import importlib
 import json
+import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
@@ -151,6 +152,8 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
         bound = tests.get(plan_row["row_id"], [])
         started = time.monotonic()
         verdicts = run_row(swap, plan["documents"][plan_row["file"]], plan_row, bound)
+        killed = sum(verdict["status"] == KILLED for verdict in verdicts)
+        print(f"spec-mutation {plan_row['row_id']}: {killed}/{len(verdicts)} killed", file=sys.stderr)
         rows.append(
             {
                 "row_id": plan_row["row_id"],

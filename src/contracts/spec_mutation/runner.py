@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -35,6 +36,9 @@ class RunOptions:
     profile: str = "mutation"
     rows: tuple[str, ...] = ()  # row id prefixes; empty: every row
     suite: tuple[str, ...] = SUITE
+    rows_provider: str = "tests.spec_rows:all_rows"  # the suite's loaded rows (see the plugin)
+    package: str = "contracts"  # statement mutants: the package under root/src
+    statement_suite: tuple[str, ...] = ("tests",)
 
 
 def chosen(entries: Sequence[RowMutants], prefixes: Sequence[str]) -> list[RowMutants]:
@@ -76,6 +80,7 @@ def command(options: RunOptions, plan_file: Path, out_file: Path) -> list[str]:
         "contracts.spec_mutation.plugin",
         f"--spec-mutation-plan={plan_file}",
         f"--spec-mutation-out={out_file}",
+        f"--spec-mutation-rows={options.rows_provider}",
         f"--hypothesis-profile={options.profile}",
         *PYTEST_OPTIONS,
         *options.suite,
@@ -142,23 +147,28 @@ def results(entries: Sequence[RowMutants], ran: Sequence[dict[str, Any]], second
 
 def run(options: RunOptions) -> dict[str, Any]:
     """Generate, run and collect every spec mutant of the chosen rows."""
-    started = time.monotonic()
+    started, cpu = time.monotonic(), children_cpu()
     entries = chosen(catalog(options.specs), options.rows)
     ran = run_shards(options, shards(entries, options.jobs))
-    return results(entries, ran, time.monotonic() - started)
+    return {**results(entries, ran, time.monotonic() - started), "cpu_seconds": children_cpu() - cpu}
 
 
-STATEMENT_SUITE = ("tests",)
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes: the cost on an idle machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round(usage.ru_utime + usage.ru_stime, 1)
+
+
 # Tests that start child processes (which import the unmutated package) cannot see an in-memory
 # mutant: they are left out of the statement run.
 STATEMENT_IGNORED = ("tests/meta/test_verify_runs.py", "tests/meta/test_spec_mutation.py")
 OWN_PACKAGE = "contracts.spec_mutation"  # the tool itself: mutmut mutates it, its tests run subprocesses
 
 
-def statement_plan(root: Path, scratch: Path) -> list[dict[str, Any]]:
-    """Every statement mutant of root/src, each module text written under scratch (a copy of src)."""
+def statement_plan(root: Path, package: str, scratch: Path) -> list[dict[str, Any]]:
+    """Every statement mutant of root/src/package, each module text written under scratch (a copy of src)."""
     entries = []
-    for mutant in source_mutants(root / "src"):
+    for mutant in source_mutants(root / "src", package):
         if mutant.module.startswith(OWN_PACKAGE):
             continue
         place = scratch / mutant.mutant_id().replace(":", "/") / mutant.path.relative_to(root / "src")
@@ -179,10 +189,10 @@ def statement_plan(root: Path, scratch: Path) -> list[dict[str, Any]]:
 
 def run_statements(options: RunOptions) -> dict[str, Any]:
     """Run every statement mutant in one pytest session (forked child per mutant)."""
-    started = time.monotonic()
+    started, cpu = time.monotonic(), children_cpu()
     with tempfile.TemporaryDirectory(prefix="statement-mutation-") as scratch:
         place = Path(scratch)
-        entries = statement_plan(options.root, place / "src")
+        entries = statement_plan(options.root, options.package, place / "src")
         plan_file, out_file, log = place / "plan.json", place / "out.json", place / "pytest.log"
         plan_file.write_text(json.dumps(entries))
         arguments = [
@@ -196,7 +206,7 @@ def run_statements(options: RunOptions) -> dict[str, Any]:
             f"--hypothesis-profile={options.profile}",
             *PYTEST_OPTIONS,
             *(f"--ignore={ignored}" for ignored in STATEMENT_IGNORED),
-            *STATEMENT_SUITE,
+            *options.statement_suite,
         ]
         environment = {
             **os.environ,
@@ -215,6 +225,7 @@ def run_statements(options: RunOptions) -> dict[str, Any]:
     return {
         "kind": "statement",
         "seconds": round(time.monotonic() - started, 1),
+        "cpu_seconds": round(children_cpu() - cpu, 1),
         "coverage_seconds": ran["coverage_seconds"],
         "mutants": mutants,
     }
