@@ -585,3 +585,10 @@ def initializer_failure(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[st
 
 
 budget_of_wrong_type = st.sampled_from([True, False, 3.0, "4", None, 2.5])
+
+
+# ---------------------------------------------------------------- spec mutation (specmut helper)
+
+# An upstream gradient away from 1: a vector-Jacobian product is linear in it, so a spec gradient
+# that drops `g` differs from the engine's gradient scaled by it.
+upstream_scalars = st.floats(-4.0, 4.0, allow_nan=False).filter(lambda u: abs(u - 1.0) > 0.25)

@@ -38,10 +38,13 @@ def test_relu_at_zero_example(engine: Engine) -> None:
 
 @pytest.mark.spec("S03.rule.accumulate")
 def test_accumulate_example(engine: Engine) -> None:
-    """a = 2, b = 3, out = h*h + a with h = a*b: backward twice gives (74, 48)."""
+    """a = 2, b = 3, out = h*h + a with h = a*b: backward twice gives (74, 48), two copies of the
+    single backward's (37, 24) (each call adds one more copy of each leaf gradient)."""
     require(engine, "scalar.accumulate", "S03.rule.accumulate")
     (example,) = row("S03.rule.accumulate")["examples"]
-    assert tuple(example["twice"]) == engine.scalar_backward_twice(example["a"], example["b"])
+    twice = engine.scalar_backward_twice(example["a"], example["b"])
+    assert tuple(example["twice"]) == twice
+    assert tuple(2 * grad for grad in example["once"]) == twice
 
 
 @pytest.mark.spec("S03.rule.deep-graph")

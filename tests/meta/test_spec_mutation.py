@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from contracts import cli
-from contracts.spec_mutation import expressions, gate, main, runner, statements, summary, tomlwriter
+from contracts.spec_mutation import expressions, gate, main, plugin, runner, statements, summary, tomlwriter
 from contracts.spec_mutation.catalog import catalog, file_mutants, schema_context
 from contracts.spec_mutation.equivalence import equivalent, refused
 from contracts.spec_mutation.operators import NEVER_MATCHES, row_mutants
@@ -510,6 +510,7 @@ RESULTS: dict[str, Any] = {
             },
             {"row_id": "A.z", "tests": 0, "mutants": []},
             {"row_id": "A.w", "tests": 0, "mutants": [verdict("A.w:1", "not run")]},
+            {"row_id": "A.v", "tests": 1, "mutants": [verdict("A.v:1", "satisfied")]},
         ]
     },
     "statements": {"mutants": [verdict("m:f:delete:0", "timeout"), verdict("m:g:delete:0", "no tests")]},
@@ -520,7 +521,7 @@ def test_gate_counts_and_score() -> None:
     """Timeouts count as killed; listed survivors and untested mutants are equivalent; the rest other."""
     listed = gate.Listed({"A.x:2": "r", "m:g:delete:0": "r"}, {})
     found = gate.counts(RESULTS, listed)
-    assert {"killed": 2, "survived": 1, "equivalent": 2, "other": 2, "total": 7} == found
+    assert {"killed": 2, "survived": 1, "equivalent": 2, "other": 2, "total": 7, "satisfied": 1} == found
     assert 2 / 5 == gate.score(found)
     assert 1.0 == gate.score({"killed": 0, "total": 2, "equivalent": 2})
 
@@ -561,8 +562,9 @@ def test_gate_warns_about_listed_mutants_now_killed() -> None:
 def test_gate_report_line() -> None:
     """One line: score, counts, how many spec and statement mutants over how many rows, the time."""
     assert (
-        "spec-mutation score 40.00%: 2 killed, 1 survived, 2 listed equivalent, 2 not run, of 7 mutants "
-        "(5 spec mutants over 4 rows, 2 statement mutants; 12.5 s)"
+        "spec-mutation score 40.00%: 2 killed, 1 survived, 2 listed equivalent, 2 not run, of 7 mutants; "
+        "1 probe extensions the implementation already satisfies "
+        "(6 spec mutants over 5 rows, 2 statement mutants; 12.5 s)"
     ) == gate.report(RESULTS, gate.Listed({"A.x:2": "r", "m:g:delete:0": "r"}, {}))
     assert "(0 spec mutants over 0 rows, 0 statement mutants; 0 s)" in gate.report({}, gate.Listed({}, {}))
 
@@ -752,8 +754,9 @@ def test_main_gate_only(
     write_results(tmp_path, one, '[[mutant]]\nid = "A.x:1"\nreason = "r"\n')
     assert 1 == main.main(["--gate-only"])
     assert [
-        "spec-mutation score 50.00%: 1 killed, 1 survived, 0 listed equivalent, 0 not run, of 2 mutants "
-        "(2 spec mutants over 1 rows, 0 statement mutants; 1.0 s)",
+        "spec-mutation score 50.00%: 1 killed, 1 survived, 0 listed equivalent, 0 not run, of 2 mutants; "
+        "0 probe extensions the implementation already satisfies (2 spec mutants over 1 rows, "
+        "0 statement mutants; 1.0 s)",
         f"WARNING: listed mutant is now killed: A.x:1; remove it from {gate.EQUIVALENTS}",
         "FAIL: score 50.00% is below the threshold 100%",
         "FAIL: unexplained survived mutant: A.x:2 (d A.x:2)",
@@ -809,3 +812,22 @@ def test_cli_subcommand(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(main, "main", entry)
     assert 7 == cli.main(["spec-mutation", "--gate-only", "-j", "1"])
     assert [["--gate-only", "-j", "1"]] == received
+
+
+def test_surviving_probe_extension_is_satisfied() -> None:
+    """A probe extension that survives is one the implementation satisfies; any other survivor survived."""
+    assert ("satisfied", "survived") == (plugin.survivor("extend"), plugin.survivor("sign"))
+
+
+def test_graft_keeps_containers() -> None:
+    """The live row changes in place: its dicts and same-length lists stay the objects tests hold."""
+    example = {"value": 1, "where": {"K": 2}, "gone": 0}
+    examples = [example]
+    live = {"id": "r", "examples": examples, "probes": ["a"]}
+    source = {"id": "r", "examples": [{"value": 2, "where": {"K": 2}}], "probes": ["a", "b"], "new": {"x": [1]}}
+    assert live is plugin.graft(live, source)
+    assert source == live
+    assert (examples, example) == (live["examples"], live["examples"][0])
+    assert live["examples"] is examples and live["examples"][0] is example
+    assert live["new"] is not source["new"] and live["new"]["x"] is not source["new"]["x"]
+    assert 5 == plugin.graft(3, 5)

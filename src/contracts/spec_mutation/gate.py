@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from contracts.spec_mutation.status import KILLED, NO_TESTS, SURVIVED, TIMEOUT
+from contracts.spec_mutation.status import KILLED, NO_TESTS, SATISFIED, SURVIVED, TIMEOUT
 
 DETECTED = (KILLED, TIMEOUT)  # a timeout is detected, as mutmut counts it
 UNDETECTED = (SURVIVED, NO_TESTS)  # must be killed or listed
@@ -59,11 +59,15 @@ def verdicts(results: Mapping[str, Any]) -> Iterator[dict[str, Any]]:
 
 
 def counts(results: Mapping[str, Any], listed: Listed) -> dict[str, int]:
-    """killed (timeouts included), survived (and untested), equivalent (those listed), other, total."""
-    found = {"killed": 0, "survived": 0, "equivalent": 0, "other": 0, "total": 0}
+    """killed (timeouts included), survived (and untested), equivalent (those listed), other, total;
+    and satisfied probe extensions, which are no mutants and count nowhere else."""
+    found = {"killed": 0, "survived": 0, "equivalent": 0, "other": 0, "total": 0, "satisfied": 0}
     for mutant in verdicts(results):
-        found["total"] += 1
         status = mutant["status"]
+        if status == SATISFIED:
+            found["satisfied"] += 1
+            continue
+        found["total"] += 1
         if status in UNDETECTED and mutant["id"] in listed.mutants:
             found["equivalent"] += 1
         elif status in DETECTED:
@@ -92,7 +96,7 @@ def problems(results: Mapping[str, Any], listed: Listed, threshold: float = THRE
     for name, mutant in existing.items():
         if mutant["status"] in UNDETECTED and name not in listed.mutants:
             lines.append(f"unexplained {mutant['status']} mutant: {name} ({mutant['description']})")
-        elif mutant["status"] not in (*DETECTED, *UNDETECTED):
+        elif mutant["status"] not in (*DETECTED, *UNDETECTED, SATISFIED):
             lines.append(f"mutant {mutant['status']}: {name}: {mutant.get('killed_by')}")
     lines.extend(
         f"listed mutant no longer exists: {name}; remove it from {EQUIVALENTS}"
@@ -128,7 +132,8 @@ def report(results: Mapping[str, Any], listed: Listed) -> str:
     statements = results.get("statements", {})
     return (
         f"spec-mutation score {score(found):.2%}: {found['killed']} killed, {found['survived']} survived, "
-        f"{found['equivalent']} listed equivalent, {found['other']} not run, of {found['total']} mutants "
+        f"{found['equivalent']} listed equivalent, {found['other']} not run, of {found['total']} mutants; "
+        f"{found['satisfied']} probe extensions the implementation already satisfies "
         f"({sum(len(r['mutants']) for r in spec.get('rows', []))} spec mutants over "
         f"{len(spec.get('rows', []))} rows, {len(statements.get('mutants', []))} statement mutants; "
         f"{results.get('seconds', 0)} s)"

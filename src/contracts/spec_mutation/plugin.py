@@ -26,7 +26,7 @@ from _pytest.runner import runtestprotocol
 from contracts.spec import SpecError, SpecRow, load_spec_file, spec_dir
 from contracts.spec.loader import schema
 from contracts.spec_mutation import tomlwriter
-from contracts.spec_mutation.status import KILLED, NOT_RUN, REFUSED, SURVIVED
+from contracts.spec_mutation.status import KILLED, NOT_RUN, REFUSED, SATISFIED, SURVIVED
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -109,6 +109,12 @@ class Swap:
         graft(self.live[row_id]._data, source)  # the one place that reaches into a SpecRow
 
 
+def survivor(operator: str) -> str:
+    """A surviving probe extension is one the implementation satisfies: the operator asks for
+    probes it does not satisfy, so this is no mutant (the row could claim that probe too)."""
+    return SATISFIED if operator == "extend" else SURVIVED
+
+
 def run_row(
     swap: Swap, document: dict[str, Any], plan_row: dict[str, Any], tests: Sequence[pytest.Item]
 ) -> list[dict[str, Any]]:
@@ -128,7 +134,7 @@ def run_row(
         try:
             swap.point(row_id, swap.apply(document, plan_row["file"], mutant["row"]))
             killer = first_failure(tests)
-            verdict.update(status=KILLED if killer else SURVIVED, killed_by=killer)
+            verdict.update(status=KILLED if killer else survivor(mutant["operator"]), killed_by=killer)
         except SpecError as error:
             verdict.update(status=REFUSED, killed_by=str(error))
         finally:

@@ -64,7 +64,7 @@ def plan(entries: Sequence[RowMutants], specs: Path) -> dict[str, Any]:
             {
                 "row_id": entry.row_id,
                 "file": entry.file,
-                "mutants": [{"id": m.mutant_id(), "row": m.row} for m in entry.mutants],
+                "mutants": [{"id": m.mutant_id(), "operator": m.operator, "row": m.row} for m in entry.mutants],
             }
             for entry in entries
         ],
