@@ -823,7 +823,7 @@ def test_graft_keeps_containers() -> None:
     """The live row changes in place: its dicts and same-length lists stay the objects tests hold."""
     example = {"value": 1, "where": {"K": 2}, "gone": 0}
     examples = [example]
-    live = {"id": "r", "examples": examples, "probes": ["a"]}
+    live: dict[str, Any] = {"id": "r", "examples": examples, "probes": ["a"]}
     source = {"id": "r", "examples": [{"value": 2, "where": {"K": 2}}], "probes": ["a", "b"], "new": {"x": [1]}}
     assert live is plugin.graft(live, source)
     assert source == live
