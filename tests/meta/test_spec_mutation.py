@@ -824,7 +824,12 @@ def test_graft_keeps_containers() -> None:
     example = {"value": 1, "where": {"K": 2}, "gone": 0}
     examples = [example]
     live: dict[str, Any] = {"id": "r", "examples": examples, "probes": ["a"]}
-    source = {"id": "r", "examples": [{"value": 2, "where": {"K": 2}}], "probes": ["a", "b"], "new": {"x": [1]}}
+    source: dict[str, Any] = {
+        "id": "r",
+        "examples": [{"value": 2, "where": {"K": 2}}],
+        "probes": ["a", "b"],
+        "new": {"x": [1]},
+    }
     assert live is plugin.graft(live, source)
     assert source == live
     assert (examples, example) == (live["examples"], live["examples"][0])
