@@ -200,8 +200,9 @@ def test_storage_replacement_example(engine: Engine) -> None:
     layer.weight = Matrix(layer.weight.data())
     with pytest.raises(
         ParameterIdentityError, match=rf"layer '{example['replaced']}' parameter storage identity changed"
-    ):
+    ) as raised:
         model.forward(x)
+    assert example["refused"] == isinstance(raised.value, ParameterIdentityError)
 
 
 @pytest.mark.spec("S07.rule.optimizer-update")
