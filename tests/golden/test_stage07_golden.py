@@ -260,16 +260,21 @@ def test_init_deterministic_example(engine: Engine) -> None:
 @pytest.mark.spec("S07.rule.init-statistical")
 @pytest.mark.parametrize("index", range(2))
 def test_seed_sample_variances_are_within_tolerance(engine: Engine, index: int) -> None:
-    """The seed's own s² (0.016177, 0.031363 for n = 4096) and ours lie within the tolerance."""
+    """The seed's own s² (0.016177, 0.031363 for n = 4096) and ours lie within the tolerance; the target
+    is the role's variance formula at C_in (gain 1), and n is the C_in x C_in weights drawn."""
     require(engine, "linear")
     example = row("S07.rule.init-statistical")["examples"][index]
     n, target = example["samples"], example["target"]
+    formula = row(f"S07.init.variance-{example['role']}")["expr"]
+    assert target == pytest.approx(evaluate(formula, {"gain": 1.0, "Cin": example["Cin"]}), rel=1e-12)
     bound = tolerance("normal", target, n, checks=len(row("S07.rule.init-statistical")["examples"]) * 2)
     assert abs(example["seed_sample_variance"] - target) <= bound
     layer = LinearPlan(
         "probe", example["Cin"], example["Cin"], init=InitSpec(role=example["role"])
     ).materialize()
-    observed = sample_variance([v.data for v in layer.weight.values()])
+    weights = [v.data for v in layer.weight.values()]
+    assert n == len(weights)
+    observed = sample_variance(weights)
     assert abs(observed - target) <= bound
 
 
