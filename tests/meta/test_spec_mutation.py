@@ -836,3 +836,14 @@ def test_graft_keeps_containers() -> None:
     assert live["examples"] is examples and live["examples"][0] is example
     assert live["new"] is not source["new"] and live["new"]["x"] is not source["new"]["x"]
     assert 5 == plugin.graft(3, 5)
+
+
+def test_gate_checks_vanished_listings_only_where_the_run_looked() -> None:
+    """A run of chosen rows, or without statements, cannot say a listed mutant elsewhere vanished."""
+    listed = gate.Listed({"A.x:9": "r", "B.y:1": "r", "contracts.m:f:delete:0": "r"}, {})
+    chosen = {"spec": {"selection": ["A."], "rows": [RESULTS["spec"]["rows"][0]]}}
+    vanished = [line for line in gate.problems(chosen, listed) if "no longer exists" in line]
+    assert [f"listed mutant no longer exists: A.x:9; remove it from {gate.EQUIVALENTS}"] == vanished
+    everything = {**chosen, "spec": {**chosen["spec"], "selection": []}, "statements": {"mutants": []}}
+    assert 3 == sum("no longer exists" in line for line in gate.problems(everything, listed))
+    assert not gate.was_run("A.x:1", {"statements": {}})

@@ -64,7 +64,9 @@ def plan(entries: Sequence[RowMutants], specs: Path) -> dict[str, Any]:
             {
                 "row_id": entry.row_id,
                 "file": entry.file,
-                "mutants": [{"id": m.mutant_id(), "operator": m.operator, "row": m.row} for m in entry.mutants],
+                "mutants": [
+                    {"id": m.mutant_id(), "operator": m.operator, "row": m.row} for m in entry.mutants
+                ],
             }
             for entry in entries
         ],
@@ -150,7 +152,8 @@ def run(options: RunOptions) -> dict[str, Any]:
     started, cpu = time.monotonic(), children_cpu()
     entries = chosen(catalog(options.specs), options.rows)
     ran = run_shards(options, shards(entries, options.jobs))
-    return {**results(entries, ran, time.monotonic() - started), "cpu_seconds": children_cpu() - cpu}
+    found = results(entries, ran, time.monotonic() - started)
+    return {**found, "selection": list(options.rows), "cpu_seconds": round(children_cpu() - cpu, 1)}
 
 
 def children_cpu() -> float:
