@@ -833,8 +833,10 @@ def test_graft_keeps_containers() -> None:
     assert live is plugin.graft(live, source)
     assert source == live
     assert (examples, example) == (live["examples"], live["examples"][0])
-    assert live["examples"] is examples and live["examples"][0] is example
-    assert live["new"] is not source["new"] and live["new"]["x"] is not source["new"]["x"]
+    assert live["examples"] is examples
+    assert live["examples"][0] is example
+    assert live["new"] is not source["new"]
+    assert live["new"]["x"] is not source["new"]["x"]
     assert 5 == plugin.graft(3, 5)
 
 
