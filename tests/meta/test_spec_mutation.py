@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import math
+import os
 import shutil
 import subprocess
 import sys
+import time
 import tomllib
 from collections.abc import Iterator
 from pathlib import Path
@@ -15,7 +18,17 @@ from typing import Any
 import pytest
 
 from contracts import cli
-from contracts.spec_mutation import expressions, gate, main, plugin, runner, statements, summary, tomlwriter
+from contracts.spec_mutation import (
+    expressions,
+    gate,
+    main,
+    plugin,
+    runner,
+    statement_plugin,
+    statements,
+    summary,
+    tomlwriter,
+)
 from contracts.spec_mutation.catalog import catalog, file_mutants, schema_context
 from contracts.spec_mutation.equivalence import equivalent, refused
 from contracts.spec_mutation.operators import NEVER_MATCHES, row_mutants
@@ -849,3 +862,76 @@ def test_gate_checks_vanished_listings_only_where_the_run_looked() -> None:
     everything = {**chosen, "spec": {**chosen["spec"], "selection": []}, "statements": {"mutants": []}}
     assert 3 == sum("no longer exists" in line for line in gate.problems(everything, listed))
     assert not gate.was_run("A.x:1", {"statements": {}})
+
+
+# ---------------------------------------------------------------- statement plugin details
+
+
+class Holder:
+    """Functions in the shapes statement mutants may target."""
+
+    def plain(self) -> int:
+        return 1
+
+    def shown(self) -> int:
+        return self.plain()
+
+    view = property(shown)
+
+    @classmethod
+    def made(cls) -> int:
+        return 2
+
+    @functools.cache  # noqa: B019 (a test fixture, never garbage collected)
+    def cached(self) -> int:
+        return 3
+
+
+def test_resolve_unwraps_properties_classmethods_and_caches() -> None:
+    """resolve finds the plain function whose code a mutant replaces, through any of these wrappers."""
+    module = __name__
+    assert Holder.plain is statement_plugin.resolve(module, "Holder.plain")
+    assert Holder.shown is statement_plugin.resolve(module, "Holder.view")
+    assert Holder.__dict__["made"].__func__ is statement_plugin.resolve(module, "Holder.made")
+    assert Holder.cached.__wrapped__ is statement_plugin.resolve(module, "Holder.cached")
+
+
+def test_mutated_code_is_found_by_qualified_name() -> None:
+    """The mutated module's code object of the function, or LookupError naming it."""
+    source = "class A:\n    def f(self):\n        return 2\n\ndef f():\n    return 1\n"
+    assert 2 == statement_plugin.mutated_code(source, "m.py", "A.f").co_consts[1]
+    assert "m.py" == statement_plugin.mutated_code(source, "m.py", "f").co_filename
+    with pytest.raises(LookupError, match=r"^g not found in the mutated m.py$"):
+        statement_plugin.mutated_code(source, "m.py", "g")
+
+
+@pytest.mark.parametrize(
+    ("child", "expected"),
+    [("exit1", "killed"), ("exit0", "survived"), ("sleep", "timeout")],
+)
+def test_run_mutant_reads_the_child(monkeypatch: pytest.MonkeyPatch, child: str, expected: str) -> None:
+    """The forked child's exit code is the verdict; a child past the limit is killed and timed out."""
+
+    def fake_child(function: Any, code: Any, tests: Any) -> None:
+        if child == "sleep":
+            time.sleep(30)
+        os._exit(1 if child == "exit1" else 0)
+
+    monkeypatch.setattr(statement_plugin, "run_child", fake_child)
+    assert expected == statement_plugin.run_mutant(Holder.plain, Holder.plain.__code__, [], 2.0)
+
+
+def test_shard_without_results_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A pytest child that writes no results stops the run with its log's tail."""
+
+    class Silent:
+        def __init__(self, args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
+            stdout.write(b"collection exploded")
+
+        def wait(self) -> int:
+            return 4
+
+    monkeypatch.setattr(subprocess, "Popen", Silent)
+    options = runner.RunOptions(tmp_path, SPECS, rows=("S03.grad.add",))
+    with pytest.raises(RuntimeError, match=r"^a spec-mutation shard wrote no results:\ncollection exploded$"):
+        runner.run(options)
