@@ -6,6 +6,7 @@ import functools
 import json
 import math
 import os
+import runpy
 import shutil
 import subprocess
 import sys
@@ -29,9 +30,9 @@ from contracts.spec_mutation import (
     summary,
     tomlwriter,
 )
-from contracts.spec_mutation.catalog import catalog, file_mutants, schema_context
+from contracts.spec_mutation.catalog import RowMutants, catalog, file_mutants, schema_context
 from contracts.spec_mutation.equivalence import equivalent, refused
-from contracts.spec_mutation.operators import NEVER_MATCHES, row_mutants
+from contracts.spec_mutation.operators import NEVER_MATCHES, Mutant, row_mutants
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 CONTEXT = {
@@ -261,7 +262,14 @@ def test_rule_mutants() -> None:
         "id": "X.rule.r",
         "kind": "rule",
         "examples": [
-            {"where": {"a": 1}, "inputs": [1], "upstream": 1, "op": "add", "out": [[1, 2.5]], "refused": True}
+            {
+                "where": {"a": 1},
+                "inputs": [1],
+                "upstream": 1,
+                "op": "add",
+                "out": [[1, 2.5], "s", True],
+                "refused": True,
+            }
         ],
     }
     assert [
@@ -270,7 +278,7 @@ def test_rule_mutants() -> None:
         ("X.rule.r:examples.0.refused:flip:0", "True -> False"),
     ] == described(row)
     mutants = row_mutants(row, CONTEXT)
-    assert [[[2, 3.5]], [[0, 1.5]], False] == [
+    assert [[[2, 3.5], "s", False], [[0, 1.5], "s", False], False] == [
         m.row["examples"][0][k] for m, k in zip(mutants, ("out", "out", "refused"))
     ]
     assert [] == described({"id": "X.rule.s", "kind": "rule"})
@@ -302,6 +310,7 @@ def test_equivalent_on_the_domain() -> None:
     }
     assert not equivalent(gradient, {**gradient, "grads": {**gradient["grads"], "a": "matmul(T(b), g)"}})
     assert equivalent(gradient, {**gradient, "grads": {**gradient["grads"], "a": "T(matmul(b, T(g)))"}})
+    assert not equivalent(gradient, {**gradient, "grads": {**gradient["grads"], "a": "1"}})  # a scalar
 
 
 def test_catalog_drops_and_counts(tmp_path: Path) -> None:
@@ -609,6 +618,7 @@ def entry(x, y):
         raise ValueError("y")
     checks.real_number(y)
     check_more(x)
+    make()(x)
     z = x + y
     if z:
         raise ValueError
@@ -650,7 +660,7 @@ def test_statement_mutants(tmp_path: Path) -> None:
     lines = MODULE.splitlines(keepends=True)
     assert "".join([*lines[:7], "    pass  # spec-mutation: guard deleted\n", *lines[9:]]) == found[2].source
     assert "".join([*lines[:6], *lines[7:9], lines[6], *lines[9:]]) == found[1].source
-    assert "".join([*lines[:23], "                pass  # spec-mutation: guard deleted\n", *lines[25:]]) == (
+    assert "".join([*lines[:24], "                pass  # spec-mutation: guard deleted\n", *lines[26:]]) == (
         found[7].source
     )
     assert {("pkg.m", path)} == {(m.module, m.path) for m in found}
@@ -680,11 +690,22 @@ def unchecked(x):
 
 def untested(x):
     check(x)
+
+
+class Base:
+    pass
+
+
+class Child(Base):
+    def run(self, x):
+        if x < 0:
+            raise ValueError(super().__repr__())
+        return x
 """
 
 IMPL_TESTS = """import pytest
 
-from sample_pkg.impl import guarded, unchecked
+from sample_pkg.impl import Child, guarded, unchecked
 
 
 def test_guarded():
@@ -694,6 +715,10 @@ def test_guarded():
 
 def test_unchecked():
     assert 1 == unchecked(1)
+
+
+def test_child():
+    assert 1 == Child().run(1)
 """
 
 
@@ -712,6 +737,10 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (tmp_path / "src" / "sample_pkg" / "__init__.py").write_text("")
     (tmp_path / "src" / "sample_pkg" / "impl.py").write_text(IMPL)
     (tmp_path / "test_impl.py").write_text(IMPL_TESTS)
+    (tmp_path / "src" / "sample_pkg" / "spec_mutation").mkdir()  # the tool's own package: left out
+    (tmp_path / "src" / "sample_pkg" / "spec_mutation" / "__init__.py").write_text(
+        "def f(x):\n    check(x)\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path / "src"))
     monkeypatch.setattr(subprocess, "run", InProcessRun)
     options = runner.RunOptions(
@@ -726,7 +755,9 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
         ("sample_pkg.impl:guarded:delete:0", "killed", 1, "delete `if x < 0:`"),
         ("sample_pkg.impl:unchecked:delete:0", "survived", 1, "delete `if x > 100:`"),
         ("sample_pkg.impl:untested:delete:0", "no tests", 0, "delete `check(x)`"),
+        ("sample_pkg.impl:Child.run:delete:0", "not run", 1, "delete `if x < 0:`"),
     ] == [(m["id"], m["status"], m["tests"], m["description"]) for m in results["mutants"]]
+    assert "the mutant changes the function's closure" == results["mutants"][3]["error"]
     assert "statement" == results["kind"]
     assert IMPL == (tmp_path / "src" / "sample_pkg" / "impl.py").read_text()  # never edited in place
 
@@ -935,3 +966,54 @@ def test_shard_without_results_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_
     options = runner.RunOptions(tmp_path, SPECS, rows=("S03.grad.add",))
     with pytest.raises(RuntimeError, match=r"^a spec-mutation shard wrote no results:\ncollection exploded$"):
         runner.run(options)
+
+
+def test_statement_session_without_results_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A statement session that writes no results stops the run with its log's tail."""
+
+    def silent(args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
+        stdout.write(b"no session")
+
+    (tmp_path / "src" / "empty_pkg").mkdir(parents=True)
+    monkeypatch.setattr(subprocess, "run", silent)
+    options = runner.RunOptions(tmp_path, SPECS, package="empty_pkg")
+    with pytest.raises(RuntimeError, match=r"^the statement-mutation session wrote no results:\nno session$"):
+        runner.run_statements(options)
+
+
+@pytest.mark.parametrize(
+    "name", ["contracts.spec_mutation.plugin", "contracts.spec_mutation.statement_plugin"]
+)
+def test_plugins_without_a_plan_leave_pytest_alone(sample: Path, name: str) -> None:
+    """Loaded without a plan, each plugin lets pytest run the tests as usual."""
+    arguments = [
+        str(sample / "test_sample.py"),
+        "-p",
+        name,
+        "-q",
+        "--import-mode=importlib",
+        "-p",
+        "no:randomly",
+    ]
+    assert pytest.ExitCode.OK == pytest.main(arguments)
+
+
+def test_refused_mutant(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mutant the project's loader refuses is reported as refused, with the loader's message."""
+    bad = {**tomllib.loads(SAMPLE_SPEC)["rows"][0], "expr": "2 ** K"}
+    entry = RowMutants("x.toml", "X.cost.odd", [Mutant("X.cost.odd", "expr", "operator", 0, "bad", bad)])
+    monkeypatch.setattr(runner, "catalog", lambda directory: [entry])
+    (verdict,) = run_sample(sample, monkeypatch)["rows"][0]["mutants"]
+    assert ("X.cost.odd:expr:operator:0", "refused") == (verdict["id"], verdict["status"])
+    assert "x.toml: row 'X.cost.odd': expr: an exponent must be a constant" in verdict["killed_by"]
+
+
+def test_module_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m contracts.spec_mutation` runs main with the command line and exits with its code."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["spec_mutation", "--gate-only"])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_module("contracts.spec_mutation", run_name="__main__")
+    assert 2 == exited.value.code

@@ -34,7 +34,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--spec-mutation-plan", help="run the spec mutants of this plan (JSON) instead of the tests"
     )
-    group.addoption("--spec-mutation-out", help="write the verdicts (JSON) here")
+    group.addoption("--spec-mutation-out", help="write the verdicts (JSON) here (required with a plan)")
     group.addoption(
         "--spec-mutation-rows",
         default="tests.spec_rows:all_rows",
@@ -168,7 +168,5 @@ def pytest_runtestloop(session: pytest.Session) -> bool | None:
                 "mutants": verdicts,
             }
         )
-    out = session.config.getoption("--spec-mutation-out")
-    if out:
-        Path(out).write_text(json.dumps({"rows": rows}))
+    Path(session.config.getoption("--spec-mutation-out")).write_text(json.dumps({"rows": rows}))
     return True

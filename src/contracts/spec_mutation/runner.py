@@ -165,14 +165,14 @@ def children_cpu() -> float:
 # Tests that start child processes (which import the unmutated package) cannot see an in-memory
 # mutant: they are left out of the statement run.
 STATEMENT_IGNORED = ("tests/meta/test_verify_runs.py", "tests/meta/test_spec_mutation.py")
-OWN_PACKAGE = "contracts.spec_mutation"  # the tool itself: mutmut mutates it, its tests run subprocesses
+OWN_PACKAGE = "spec_mutation"  # the tool itself (package.spec_mutation): mutmut mutates it
 
 
 def statement_plan(root: Path, package: str, scratch: Path) -> list[dict[str, Any]]:
     """Every statement mutant of root/src/package, each module text written under scratch (a copy of src)."""
     entries = []
     for mutant in source_mutants(root / "src", package):
-        if mutant.module.startswith(OWN_PACKAGE):
+        if mutant.module.startswith(f"{package}.{OWN_PACKAGE}"):
             continue
         place = scratch / mutant.mutant_id().replace(":", "/") / mutant.path.relative_to(root / "src")
         place.parent.mkdir(parents=True, exist_ok=True)
