@@ -696,6 +696,8 @@ def comparison_chains(draw: st.DrawFn) -> Drawn:
     for _ in range(count - 1):
         text += f" {draw(st.sampled_from(_CMP_OPS))} {draw(operands)}"
     return text, True
+
+
 # ---------------------------------------------------------------- precedence helper: check order (issue 10)
 # A precedence case is a valid call (`precedence_base`) into which faults are injected one at a time
 # (`inject`): each injector returns a new case with its fault added and keeps the faults already there.
@@ -1046,6 +1048,8 @@ def inject_non_scalar(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
 
 def inject_no_grad(case: dict[str, Any]) -> dict[str, Any]:
     return naming(case, requires_grad=False)
+
+
 # ---------------------------------------------------------------- issue 10, classes 3 and 5 (immut helper)
 
 FLOAT_MAX = 1.7976931348623157e308
@@ -1341,3 +1345,10 @@ def budgeted_op(draw: st.DrawFn) -> dict[str, Any]:
     if draw(st.booleans()):
         return draw(sized_op())
     return {"op": "embedding-plan", **draw(embedding_config)}
+
+
+# ---------------------------------------------------------------- spec mutation (specmut helper)
+
+# An upstream gradient away from 1: a vector-Jacobian product is linear in it, so a spec gradient
+# that drops `g` differs from the engine's gradient scaled by it.
+upstream_scalars = st.floats(-4.0, 4.0, allow_nan=False).filter(lambda u: abs(u - 1.0) > 0.25)

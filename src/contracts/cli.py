@@ -17,10 +17,11 @@ from contracts.verify.runner import SUITE_ENV, VerifyError, VerifyOptions, split
 USAGE = """usage: contracts COMMAND [options]
 
 commands:
-  verify   run the spec suite against an engine and report every spec row
-  specs    list the spec rows (id, formula or failure, where blocked, exception)
-  plan     print a model's plan (contracts plan --widths 3,4,2 --tokens 2)
-  matrix   rows x engines from verify reports (markdown or one HTML page)
+  verify         run the spec suite against an engine and report every spec row
+  specs          list the spec rows (id, formula or failure, where blocked, exception)
+  plan           print a model's plan (contracts plan --widths 3,4,2 --tokens 2)
+  matrix         rows x engines from verify reports (markdown or one HTML page)
+  spec-mutation  mutate the spec rows and the guards, run the bound tests, gate the survivors
 
 `contracts COMMAND --help` shows a command's options.
 """
@@ -163,11 +164,19 @@ def matrix_main(argv: Sequence[str]) -> int:
     return matrix.main(list(argv))
 
 
+def spec_mutation_main(argv: Sequence[str]) -> int:
+    """`contracts spec-mutation`, provided by contracts.spec_mutation (imported only when asked for)."""
+    from contracts.spec_mutation.main import main as entry
+
+    return entry(list(argv))
+
+
 COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
     "verify": verify_main,
     "specs": specs_main,
     "plan": plan_main,
     "matrix": matrix_main,
+    "spec-mutation": spec_mutation_main,
 }
 
 

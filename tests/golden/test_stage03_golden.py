@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
@@ -39,18 +40,22 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
 
 @pytest.mark.spec("S03.rule.relu-at-zero")
 def test_relu_at_zero_example(engine: Engine) -> None:
-    """relu(0) = 0 and its gradient at 0 is 0."""
+    """relu(0) = 0 and its gradient at 0 is 0; and 0 is the kink: just above it the gradient is 1."""
     require(engine, "scalar.relu", "S03.rule.relu-at-zero")
     (example,) = row("S03.rule.relu-at-zero")["examples"]
     assert (example["value"], (example["grad"],)) == engine.scalar_vjp("relu", [example["x"]])
+    assert (1.0,) == engine.scalar_vjp("relu", [math.nextafter(example["x"], math.inf)])[1]
 
 
 @pytest.mark.spec("S03.rule.accumulate")
 def test_accumulate_example(engine: Engine) -> None:
-    """a = 2, b = 3, out = h*h + a with h = a*b: backward twice gives (74, 48)."""
+    """a = 2, b = 3, out = h*h + a with h = a*b: backward twice gives (74, 48), two copies of the
+    single backward's (37, 24) (each call adds one more copy of each leaf gradient)."""
     require(engine, "scalar.accumulate", "S03.rule.accumulate")
     (example,) = row("S03.rule.accumulate")["examples"]
-    assert tuple(example["twice"]) == engine.scalar_backward_twice(example["a"], example["b"])
+    twice = engine.scalar_backward_twice(example["a"], example["b"])
+    assert tuple(example["twice"]) == twice
+    assert tuple(2 * grad for grad in example["once"]) == twice
 
 
 @pytest.mark.spec("S03.rule.deep-graph")

@@ -76,7 +76,8 @@ def test_embedding_shapes_example(engine: Engine) -> None:
 @pytest.mark.spec("S05.rule.budget-boundary")
 @pytest.mark.parametrize("index", range(4))
 def test_budget_boundary_example(engine: Engine, index: int) -> None:
-    """Budget 11 refuses the 2x2 matmul, 12 builds 12 nodes; 1059 calls no initializer, 1060 all."""
+    """Budget 11 refuses the 2x2 matmul, 12 builds 12 nodes; 1059 calls no initializer, 1060 all; and
+    each is the boundary: one more than a refused budget succeeds, one less than an accepted one fails."""
     require(engine, "shapes")
     spec_row = row("S05.rule.budget-boundary")
     example = spec_row["examples"][index]
@@ -90,10 +91,17 @@ def test_budget_boundary_example(engine: Engine, index: int) -> None:
                     {"a": matmul["a"], "b": matmul["b"], "budget": example["budget"]}
                 ),
             )
+            run(example["budget"] + 1)
         else:
             counter = CountingValue.reset()
             run(example["budget"])
             assert example["operations"] == counter.operations
+            assert_refused(
+                row("S05.fail.graph-budget"),
+                ATTEMPTS["S05.fail.graph-budget"](
+                    {"a": matmul["a"], "b": matmul["b"], "budget": example["budget"] - 1}
+                ),
+            )
         return
     embedding = row("S05.rule.embedding-shapes")["examples"][0]
     config = {k: embedding[k] for k in ("V", "C", "D")}
@@ -102,6 +110,9 @@ def test_budget_boundary_example(engine: Engine, index: int) -> None:
         assert_refused(row("S05.fail.parameter-budget"), attempt)
         assert attempt.initializer is not None
         assert example["initializer_calls"] == attempt.initializer.calls
+        EmbeddingPlan(config["V"], config["C"], config["D"], example["budget"] + 1).materialize(
+            CountingInitializer()
+        )
     else:
         initializer = CountingInitializer()
         EmbeddingPlan(
@@ -113,6 +124,8 @@ def test_budget_boundary_example(engine: Engine, index: int) -> None:
             }
         ).materialize(initializer)
         assert example["initializer_calls"] == initializer.calls
+        attempt = ATTEMPTS["S05.fail.parameter-budget"]({**config, "budget": example["budget"] - 1})
+        assert_refused(row("S05.fail.parameter-budget"), attempt)
 
 
 @pytest.mark.spec("S05.rule.vector-values")

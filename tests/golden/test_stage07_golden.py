@@ -135,7 +135,8 @@ def test_plan_no_allocation_example(engine: Engine) -> None:
 @pytest.mark.spec("S07.rule.model-plan-order", "S07.fail.parameter-budget")
 @pytest.mark.parametrize("index", range(2))
 def test_parameter_budget_example(engine: Engine, index: int) -> None:
-    """Budget 19: refused with 0 initializer calls; budget 20: 20 calls and 20 parameters."""
+    """Budget 19: refused with 0 initializer calls; budget 20: 20 calls and 20 parameters; each is the
+    boundary (one more than 19 succeeds, one less than 20 is refused)."""
     require(engine, "linear")
     example = row("S07.rule.model-plan-order")["examples"][index]
     attempt = ATTEMPTS["S07.fail.parameter-budget"](example)
@@ -143,6 +144,9 @@ def test_parameter_budget_example(engine: Engine, index: int) -> None:
         assert_refused(row("S07.fail.parameter-budget"), attempt)
         assert attempt.initializer is not None
         assert example["initializer_calls"] == attempt.initializer.calls
+        ModelPlan.mlp(example["widths"], parameter_budget=example["budget"] + 1).materialize(
+            CountingInitializer()
+        )
         return
     initializer = CountingInitializer()
     model = ModelPlan.mlp(example["widths"], parameter_budget=example["budget"]).materialize(initializer)
@@ -150,6 +154,8 @@ def test_parameter_budget_example(engine: Engine, index: int) -> None:
         initializer.calls,
         model.parameter_count(),
     )
+    one_less = ATTEMPTS["S07.fail.parameter-budget"]({**example, "budget": example["budget"] - 1})
+    assert_refused(row("S07.fail.parameter-budget"), one_less)
 
 
 @pytest.mark.spec("S07.rule.bias-absent")
@@ -217,8 +223,9 @@ def test_storage_replacement_example(engine: Engine) -> None:
     layer.weight = Matrix(layer.weight.data())
     with pytest.raises(
         ParameterIdentityError, match=rf"layer '{example['replaced']}' parameter storage identity changed"
-    ):
+    ) as raised:
         model.forward(x)
+    assert example["refused"] == isinstance(raised.value, ParameterIdentityError)
 
 
 @pytest.mark.spec("S07.rule.optimizer-update")
@@ -239,16 +246,22 @@ def test_optimizer_update_example(engine: Engine) -> None:
 @pytest.mark.spec("S07.rule.graph-budget", "S07.fail.graph-budget")
 @pytest.mark.parametrize("index", range(2))
 def test_graph_budget_example(engine: Engine, index: int) -> None:
-    """T = 1: budget 37 refused with 0 operations; budget 38 gives (1, 2) and exactly 38 operations."""
+    """T = 1: budget 37 refused with 0 operations; budget 38 gives (1, 2) and exactly 38 operations; each
+    is the boundary (one more than 37 succeeds, one less than 38 is refused)."""
     require(engine, "linear")
     example = row("S07.rule.graph-budget")["examples"][index]
+    x = input_matrix(example["tokens"], example["widths"][0])
     if example["refused"]:
         assert_refused(row("S07.fail.graph-budget"), ATTEMPTS["S07.fail.graph-budget"](example))
+        assert example["operations"] == CountingValue.counter.operations
+        counted_model(example).forward(x, example["budget"] + 1)
         return
     model = counted_model(example)
     counter = CountingValue.reset()
-    out = model.forward(input_matrix(example["tokens"], example["widths"][0]), example["budget"])
+    out = model.forward(x, example["budget"])
     assert (example["operations"], tuple(example["output_shape"])) == (counter.operations, out.shape)
+    one_less = ATTEMPTS["S07.fail.graph-budget"]({**example, "budget": example["budget"] - 1})
+    assert_refused(row("S07.fail.graph-budget"), one_less)
 
 
 @pytest.mark.spec("S07.rule.init-deterministic")
@@ -270,16 +283,21 @@ def test_init_deterministic_example(engine: Engine) -> None:
 @pytest.mark.spec("S07.rule.init-statistical")
 @pytest.mark.parametrize("index", range(2))
 def test_seed_sample_variances_are_within_tolerance(engine: Engine, index: int) -> None:
-    """The seed's own s² (0.016177, 0.031363 for n = 4096) and ours lie within the tolerance."""
+    """The seed's own s² (0.016177, 0.031363 for n = 4096) and ours lie within the tolerance; the target
+    is the role's variance formula at C_in (gain 1), and n is the C_in x C_in weights drawn."""
     require(engine, "linear")
     example = row("S07.rule.init-statistical")["examples"][index]
     n, target = example["samples"], example["target"]
+    formula = row(f"S07.init.variance-{example['role']}")["expr"]
+    assert target == pytest.approx(evaluate(formula, {"gain": 1.0, "Cin": example["Cin"]}), rel=1e-12)
     bound = tolerance("normal", target, n, checks=len(row("S07.rule.init-statistical")["examples"]) * 2)
     assert abs(example["seed_sample_variance"] - target) <= bound
     layer = LinearPlan(
         "probe", example["Cin"], example["Cin"], init=InitSpec(role=example["role"])
     ).materialize()
-    observed = sample_variance([v.data for v in layer.weight.values()])
+    weights = [v.data for v in layer.weight.values()]
+    assert n == len(weights)
+    observed = sample_variance(weights)
     assert abs(observed - target) <= bound
 
 

@@ -76,13 +76,14 @@ def test_one_dimensional_matmul_example(engine: Engine, spec_row: SpecRow, examp
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.broadcast-reduction")]))
 def test_broadcast_reduction_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
-    """(2, 1, 3) + (4, 1) under an upstream of distinct values: a sums axis 1, b sums axes 0 and 2."""
+    """(2, 1, 3) + (4, 1) in the frame (2, 4, 3), distinct upstream values: a sums axis 1, b axes 0 and 2."""
     require(engine, "tensor.add", spec_row.id)
     inputs, upstream = as_arrays(example["inputs"]), upstream_of(example)
     _, spec_grads = spec_vjp(gradient_row("add"), inputs, upstream)
-    _, grads = engine.tensor_vjp("add", inputs, upstream)
+    value, grads = engine.tensor_vjp("add", inputs, upstream)
     expected = [example["grads"]["a"], example["grads"]["b"]]
     assert (expected, expected) == ([g.tolist() for g in spec_grads], [g.tolist() for g in grads])
+    assert tuple(example["frame"]) == tuple(value.shape)
 
 
 @reference_only(OWN_TYPES)

@@ -37,13 +37,19 @@ def point_in_domain(spec_row: SpecRow) -> st.SearchStrategy[dict[str, Any]]:
 @pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
 @given(data=st.data())
 def test_value_and_gradient_match_spec(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
-    """Forward value and every input gradient equal the spec row's analytic expressions."""
+    """Forward value and every input gradient equal the spec row's analytic expressions, also for an
+    upstream gradient u != 1 (a vector-Jacobian product is linear in u: u times the engine's gradient)."""
     require(engine, f"scalar.{spec_row['op']}", spec_row.id)
     point = data.draw(point_in_domain(spec_row))
+    upstream = data.draw(s.upstream_scalars)
     inputs, constants = split(spec_row, point)
     value, grads = engine.scalar_vjp(spec_row["op"], inputs, constants)
     assert_engine_gives(spec_forward(spec_row, point), value, rel=1e-12, abs=1e-12, what="value")
     assert_engine_gives(spec_grads(spec_row, point), grads, rel=1e-9, abs=1e-12, what="gradients")
+    scaled = tuple(upstream * grad for grad in grads)
+    assert_engine_gives(
+        spec_grads(spec_row, point, upstream), scaled, rel=1e-9, abs=1e-12, what="u * gradients"
+    )
 
 
 @pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from contracts.verify.junit import format_junit
+from contracts.spec_mutation.summary import spec_mutation_lines
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
 from contracts.verify.report import (
     NOTHING_VERIFIED,
@@ -210,6 +211,7 @@ def format_table(report: Report) -> str:
     summary = summary_table(report)
     lines += ["", *align(summary, right=frozenset(range(1, len(summary[0])))), "", mutation_line(report)]
     lines.extend(unverified_lines(report))
+    lines += spec_mutation_lines(report.suite)
     lines.append(verdict(report))
     return "\n".join(lines) + "\n"
 
@@ -255,7 +257,14 @@ def format_markdown(report: Report) -> str:
         lines += ["", "## Other problems", "", "```text", *others, "```"]
     lines += ["", "## Summary", ""]
     lines.extend(md_table(summary_table(report)))
-    lines += ["", mutation_line(report), "", *unverified_lines(report), f"**{verdict(report)}**"]
+    lines += [
+        "",
+        mutation_line(report),
+        *spec_mutation_lines(report.suite),
+        "",
+        *unverified_lines(report),
+        f"**{verdict(report)}**",
+    ]
     return "\n".join(lines) + "\n"
 
 

@@ -1,0 +1,5 @@
+"""python -m contracts.spec_mutation"""
+
+from contracts.spec_mutation.main import main
+
+raise SystemExit(main())

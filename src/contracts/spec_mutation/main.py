@@ -1,0 +1,60 @@
+"""`python -m contracts.spec_mutation` and `contracts spec-mutation`: run, write the results, gate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from contracts.spec import spec_dir
+from contracts.spec_mutation.gate import EQUIVALENTS, THRESHOLD, load_listed, problems, report, warnings
+from contracts.spec_mutation.runner import RunOptions, run, run_statements
+from contracts.spec_mutation.summary import RESULTS
+
+
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(
+        prog="contracts spec-mutation",
+        description="Mutate every spec row's machine-readable fields and the implementation's guards, "
+        "run the bound tests, and gate: every survivor killed or listed with its reason.",
+    )
+    made.add_argument("--out", type=Path, default=RESULTS, help=f"results JSON (default: {RESULTS})")
+    made.add_argument("--equivalents", type=Path, default=EQUIVALENTS, help=f"default: {EQUIVALENTS}")
+    made.add_argument("-j", "--jobs", type=int, default=2, help="pytest sessions in parallel (default: 2)")
+    made.add_argument("--rows", action="append", default=[], metavar="PREFIX", help="only these rows")
+    made.add_argument("--no-statements", action="store_true", help="spec mutants only")
+    made.add_argument("--gate-only", action="store_true", help="gate the existing results file")
+    made.add_argument("--threshold", type=float, default=THRESHOLD)
+    made.add_argument("--hypothesis-profile", dest="profile", default="mutation")
+    return made
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if not args.gate_only:
+        root = Path(os.getcwd())
+        options = RunOptions(root, spec_dir(), args.jobs, args.profile, tuple(args.rows))
+        results = {"spec": run(options)}
+        if not args.no_statements:
+            results["statements"] = run_statements(options)
+        parts = list(results.values())
+        results["seconds"] = round(sum(part["seconds"] for part in parts), 1)
+        results["cpu_seconds"] = round(sum(part["cpu_seconds"] for part in parts), 1)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=1))
+    if not args.out.exists():
+        print(f"spec-mutation: no results file {args.out}", file=sys.stderr)
+        return 2
+    results = json.loads(args.out.read_bytes())
+    listed = load_listed(args.equivalents)
+    print(report(results, listed))
+    for line in warnings(results, listed):
+        print(f"WARNING: {line}")
+    failures = problems(results, listed, args.threshold)
+    for line in failures:
+        print(f"FAIL: {line}")
+    print("spec-mutation gate: " + ("failed" if failures else "passed"))
+    return 1 if failures else 0

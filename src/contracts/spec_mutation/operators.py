@@ -1,0 +1,199 @@
+"""Spec mutants: for one row, every mutant of its machine-readable fields.
+
+A mutant id is `row id:field:operator:index` (index counts within field and operator, in a fixed
+order), so ids are stable from run to run and an equivalent can be listed by id.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+from contracts.spec_mutation import expressions
+
+NEVER_MATCHES = r"\A(?!)"  # a pattern no message matches: the implementation's message included
+EXAMPLE_INPUTS = frozenset({"where", "inputs", "upstream"})  # example fields that are inputs, not claims
+
+
+@dataclasses.dataclass(frozen=True)
+class Mutant:
+    """One changed field of one row: the row as the mutant spec states it."""
+
+    row_id: str
+    field: str
+    operator: str
+    index: int
+    description: str
+    row: dict[str, Any] = dataclasses.field(repr=False, compare=False)
+
+    def mutant_id(self) -> str:
+        return f"{self.row_id}:{self.field}:{self.operator}:{self.index}"
+
+
+Change = tuple[str, str, str, Callable[[dict[str, Any]], None]]  # field, operator, description, edit
+
+
+def changed(row: Mapping[str, Any], edit: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    mutated = copy.deepcopy(dict(row))
+    edit(mutated)
+    return mutated
+
+
+def setter(path: Sequence[str | int], new: Any) -> Callable[[dict[str, Any]], None]:
+    """An edit that sets the value at path (keys and list indexes) to new."""
+
+    def edit(document: dict[str, Any]) -> None:
+        target: Any = document
+        for step in path[:-1]:
+            target = target[step]
+        target[path[-1]] = new
+
+    return edit
+
+
+def shifted(item: Any, delta: int) -> Any:
+    """Every number in item moved by delta (booleans flipped), keeping ints int."""
+    if isinstance(item, bool):
+        return not item
+    if isinstance(item, int | float):
+        return item + delta
+    if isinstance(item, list):
+        return [shifted(entry, delta) for entry in item]
+    if isinstance(item, dict):
+        return {k: shifted(v, delta) for k, v in item.items()}
+    return item
+
+
+def has_number(item: Any) -> bool:
+    if isinstance(item, int | float):
+        return True
+    if isinstance(item, list):
+        return any(has_number(entry) for entry in item)
+    if isinstance(item, dict):
+        return any(has_number(entry) for entry in item.values())
+    return False
+
+
+def shifts(path: list[str | int], item: Any, name: str) -> Iterator[Change]:
+    """The value at path plus one and minus one (a boolean: negated once)."""
+    if isinstance(item, bool):
+        yield name, "flip", f"{item} -> {not item}", setter(path, not item)
+        return
+    for delta in (1, -1):
+        yield (
+            name,
+            "plus" if delta > 0 else "minus",
+            f"every number {delta:+d}",
+            setter(path, shifted(item, delta)),
+        )
+
+
+def example_changes(row: Mapping[str, Any], claims: Callable[[str], bool]) -> Iterator[Change]:
+    """±1 on each example field that states a result (claims(key)), each grad separately."""
+    for position, example in enumerate(row.get("examples", ())):
+        for key, item in example.items():
+            if key == "grads" and isinstance(item, dict):
+                for name, grad in item.items():
+                    yield from shifts(
+                        ["examples", position, key, name], grad, f"examples.{position}.grads.{name}"
+                    )
+            elif claims(key) and has_number(item):
+                yield from shifts(["examples", position, key], item, f"examples.{position}.{key}")
+
+
+def expression_changes(
+    path: list[str | int], text: str, symbols: frozenset[str], name: str
+) -> Iterator[Change]:
+    for description, new in expressions.operator_swaps(text):
+        yield name, "operator", description, setter(path, new)
+    for description, new in expressions.constant_shifts(text):
+        yield name, "constant", description, setter(path, new)
+    for description, new in expressions.symbol_swaps(text, symbols):
+        yield name, "symbols", description, setter(path, new)
+
+
+def formula_changes(row: Mapping[str, Any], _: Mapping[str, Any]) -> Iterator[Change]:
+    yield from expression_changes(["expr"], row["expr"], frozenset(row["symbols"]), "expr")
+    yield from example_changes(row, lambda key: key == "value")
+
+
+def gradient_changes(row: Mapping[str, Any], _: Mapping[str, Any]) -> Iterator[Change]:
+    grads: dict[str, str] = row["grads"]
+    yield "forward", "sign", "forward negated", setter(["forward"], expressions.negated(row["forward"]))
+    for name, text in grads.items():
+        where = f"grads.{name}"
+        for other, other_text in grads.items():
+            if other != name:
+                yield (
+                    where,
+                    "other-grad",
+                    f"grads.{name} := grads.{other}",
+                    setter(["grads", name], other_text),
+                )
+        yield where, "sign", f"grads.{name} negated", setter(["grads", name], expressions.negated(text))
+        for description, new in expressions.factor_drops(text):
+            yield where, "factor", description, setter(["grads", name], new)
+    yield from example_changes(row, lambda key: key == "value")
+
+
+def failure_changes(row: Mapping[str, Any], context: Mapping[str, Any]) -> Iterator[Change]:
+    for sibling in context["exceptions"]:
+        if sibling != row["exception"]:
+            yield "exception", "sibling", f"{row['exception']} -> {sibling}", setter(["exception"], sibling)
+    yield "message", "unmatched", "a pattern no message matches", setter(["message"], NEVER_MATCHES)
+    for probe in context["probes"]:
+        if probe not in row["probes"]:
+            yield "probes", "extend", f"+ {probe}", setter(["probes"], [*row["probes"], probe])
+    for position, example in enumerate(row.get("examples", ())):
+        if isinstance(example.get("message"), str):
+            altered = example["message"] + " (mutant)"
+            yield (
+                f"examples.{position}.message",
+                "altered",
+                "message + ' (mutant)'",
+                setter(["examples", position, "message"], altered),
+            )
+
+
+def contract_changes(row: Mapping[str, Any], context: Mapping[str, Any]) -> Iterator[Change]:
+    """Each enforcing failure replaced by the file's first failure row the contract does not name."""
+    enforced: list[str] = row["enforced_by"]
+    others = [other for other in context["failures"] if other not in enforced]
+    for position, target in enumerate(enforced):
+        if others:
+            yield (
+                f"enforced_by.{position}",
+                "other-failure",
+                f"{target} -> {others[0]}",
+                setter(["enforced_by", position], others[0]),
+            )
+
+
+def rule_changes(row: Mapping[str, Any], _: Mapping[str, Any]) -> Iterator[Change]:
+    """A rule's machine-readable parameters are its examples: every claim in them ±1 or flipped."""
+    yield from example_changes(row, lambda key: key not in EXAMPLE_INPUTS)
+
+
+CHANGES: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Iterator[Change]]] = {
+    "formula": formula_changes,
+    "gradient": gradient_changes,
+    "failure": failure_changes,
+    "contract": contract_changes,
+    "rule": rule_changes,
+}
+
+
+def row_mutants(row: Mapping[str, Any], context: Mapping[str, Any]) -> list[Mutant]:
+    """Every mutant of the row; a change that leaves the row as it was is no mutant."""
+    counts: dict[tuple[str, str], int] = {}
+    found: list[Mutant] = []
+    for name, operator, description, edit in CHANGES[row["kind"]](row, context):
+        mutated = changed(row, edit)
+        if mutated == row:
+            continue
+        index = counts.get((name, operator), 0)
+        counts[(name, operator)] = index + 1
+        found.append(Mutant(row["id"], name, operator, index, description, mutated))
+    return found

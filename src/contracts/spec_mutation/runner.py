@@ -1,0 +1,234 @@
+"""Run every spec mutant: shard the rows, one pytest session per shard, merge the verdicts.
+
+Each shard gets its own temporary copy of the spec directory (the plugin rewrites files in it) and
+runs as `pytest -p contracts.spec_mutation.plugin` with CONTRACTS_SPECS pointing at that copy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from contracts.spec_mutation.catalog import RowMutants, catalog, read_document
+from contracts.spec_mutation.statements import source_mutants
+
+SUITE = ("tests/properties", "tests/golden")
+PYTEST_OPTIONS = ("-q", "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header", "-o", "addopts=")
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    """Where the suite and the spec live, and how to run them."""
+
+    root: Path
+    specs: Path
+    jobs: int = 2
+    profile: str = "mutation"
+    rows: tuple[str, ...] = ()  # row id prefixes; empty: every row
+    suite: tuple[str, ...] = SUITE
+    rows_provider: str = "tests.spec_rows:all_rows"  # the suite's loaded rows (see the plugin)
+    package: str = "contracts"  # statement mutants: the package under root/src
+    statement_suite: tuple[str, ...] = ("tests",)
+
+
+def chosen(entries: Sequence[RowMutants], prefixes: Sequence[str]) -> list[RowMutants]:
+    return [e for e in entries if not prefixes or any(e.row_id.startswith(p) for p in prefixes)]
+
+
+def shards(entries: Sequence[RowMutants], jobs: int) -> list[list[RowMutants]]:
+    """Rows split into at most `jobs` shards of similar mutant counts (largest rows first)."""
+    buckets: list[list[RowMutants]] = [[] for _ in range(max(1, jobs))]
+    loads = [0] * len(buckets)
+    for entry in sorted(entries, key=lambda e: -len(e.mutants)):
+        lightest = loads.index(min(loads))
+        buckets[lightest].append(entry)
+        loads[lightest] += len(entry.mutants) + 1
+    return [bucket for bucket in buckets if bucket]
+
+
+def plan(entries: Sequence[RowMutants], specs: Path) -> dict[str, Any]:
+    files = sorted({entry.file for entry in entries})
+    return {
+        "documents": {name: read_document(specs / name) for name in files},
+        "rows": [
+            {
+                "row_id": entry.row_id,
+                "file": entry.file,
+                "mutants": [
+                    {"id": m.mutant_id(), "operator": m.operator, "row": m.row} for m in entry.mutants
+                ],
+            }
+            for entry in entries
+        ],
+    }
+
+
+def command(options: RunOptions, plan_file: Path, out_file: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "contracts.spec_mutation.plugin",
+        f"--spec-mutation-plan={plan_file}",
+        f"--spec-mutation-out={out_file}",
+        f"--spec-mutation-rows={options.rows_provider}",
+        f"--hypothesis-profile={options.profile}",
+        *PYTEST_OPTIONS,
+        *options.suite,
+    ]
+
+
+def run_shards(options: RunOptions, parts: Sequence[Sequence[RowMutants]]) -> list[dict[str, Any]]:
+    """Start one pytest per shard, wait for all, return their row results (in shard order)."""
+    rows: list[dict[str, Any]] = []
+    with tempfile.TemporaryDirectory(prefix="spec-mutation-") as scratch:
+        started: list[tuple[subprocess.Popen[bytes], Path, Path]] = []
+        for number, part in enumerate(parts):
+            place = Path(scratch) / f"shard{number}"
+            shutil.copytree(options.specs, place / "specs")
+            plan_file, out_file, log = place / "plan.json", place / "out.json", place / "pytest.log"
+            plan_file.write_text(json.dumps(plan(part, options.specs)))
+            environment = {**os.environ, "CONTRACTS_SPECS": str(place / "specs")}
+            with log.open("wb") as output:
+                process = subprocess.Popen(
+                    command(options, plan_file, out_file),
+                    cwd=options.root,
+                    env=environment,
+                    stdout=output,
+                    stderr=subprocess.STDOUT,
+                )
+            started.append((process, out_file, log))
+        for process, out_file, log in started:
+            process.wait()
+            if not out_file.exists():
+                raise RuntimeError(f"a spec-mutation shard wrote no results:\n{log.read_text()[-3000:]}")
+            rows.extend(json.loads(out_file.read_bytes())["rows"])
+    return rows
+
+
+def results(entries: Sequence[RowMutants], ran: Sequence[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    """The results document: per row, its mutants with field, operator, description and verdict."""
+    by_row = {row["row_id"]: row for row in ran}
+    rows = []
+    for entry in entries:
+        outcome = by_row[entry.row_id]
+        verdicts = {v["id"]: v for v in outcome["mutants"]}
+        mutants = [
+            {
+                "id": m.mutant_id(),
+                "field": m.field,
+                "operator": m.operator,
+                "description": m.description,
+                **{k: verdicts[m.mutant_id()][k] for k in ("status", "killed_by", "seconds")},
+            }
+            for m in entry.mutants
+        ]
+        rows.append(
+            {
+                "row_id": entry.row_id,
+                "file": entry.file,
+                "tests": outcome["tests"],
+                "seconds": outcome["seconds"],
+                "dropped": entry.dropped,
+                "mutants": mutants,
+            }
+        )
+    return {"kind": "spec", "seconds": round(seconds, 1), "rows": rows}
+
+
+def run(options: RunOptions) -> dict[str, Any]:
+    """Generate, run and collect every spec mutant of the chosen rows."""
+    started, cpu = time.monotonic(), children_cpu()
+    entries = chosen(catalog(options.specs), options.rows)
+    ran = run_shards(options, shards(entries, options.jobs))
+    found = results(entries, ran, time.monotonic() - started)
+    return {**found, "selection": list(options.rows), "cpu_seconds": round(children_cpu() - cpu, 1)}
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of the finished child processes: the cost on an idle machine."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return round(usage.ru_utime + usage.ru_stime, 1)
+
+
+# Tests that start child processes (which import the unmutated package) cannot see an in-memory
+# mutant: they are left out of the statement run.
+STATEMENT_IGNORED = ("tests/meta/test_verify_runs.py", "tests/meta/test_spec_mutation.py")
+OWN_PACKAGE = "spec_mutation"  # the tool itself (package.spec_mutation): mutmut mutates it
+
+
+def statement_plan(root: Path, package: str, scratch: Path) -> list[dict[str, Any]]:
+    """Every statement mutant of root/src/package, each module text written under scratch (a copy of src)."""
+    entries = []
+    for mutant in source_mutants(root / "src", package):
+        if mutant.module.startswith(f"{package}.{OWN_PACKAGE}"):
+            continue
+        place = scratch / mutant.mutant_id().replace(":", "/") / mutant.path.relative_to(root / "src")
+        place.parent.mkdir(parents=True, exist_ok=True)
+        place.write_text(mutant.source)
+        entries.append(
+            {
+                "id": mutant.mutant_id(),
+                "module": mutant.module,
+                "qualname": mutant.qualname,
+                "description": mutant.description,
+                "path": str(place),
+                "source": mutant.source,
+            }
+        )
+    return entries
+
+
+def run_statements(options: RunOptions) -> dict[str, Any]:
+    """Run every statement mutant in one pytest session (forked child per mutant)."""
+    started, cpu = time.monotonic(), children_cpu()
+    with tempfile.TemporaryDirectory(prefix="statement-mutation-") as scratch:
+        place = Path(scratch)
+        entries = statement_plan(options.root, options.package, place / "src")
+        plan_file, out_file, log = place / "plan.json", place / "out.json", place / "pytest.log"
+        plan_file.write_text(json.dumps(entries))
+        arguments = [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "contracts.spec_mutation.statement_plugin",
+            f"--statement-mutation-plan={plan_file}",
+            f"--statement-mutation-out={out_file}",
+            f"--hypothesis-profile={options.profile}",
+            *PYTEST_OPTIONS,
+            *(f"--ignore={ignored}" for ignored in STATEMENT_IGNORED),
+            *options.statement_suite,
+        ]
+        environment = {
+            **os.environ,
+            "OPENBLAS_NUM_THREADS": "1",
+            "CONTRACTS_SPECS": str(options.specs.resolve()),
+        }
+        with log.open("wb") as output:
+            subprocess.run(
+                arguments, cwd=options.root, env=environment, stdout=output, stderr=subprocess.STDOUT
+            )
+        if not out_file.exists():
+            raise RuntimeError(f"the statement-mutation session wrote no results:\n{log.read_text()[-3000:]}")
+        ran = json.loads(out_file.read_bytes())
+    described = {entry["id"]: entry["description"] for entry in entries}
+    mutants = [{**verdict, "description": described[verdict["id"]]} for verdict in ran["mutants"]]
+    return {
+        "kind": "statement",
+        "seconds": round(time.monotonic() - started, 1),
+        "cpu_seconds": round(children_cpu() - cpu, 1),
+        "coverage_seconds": ran["coverage_seconds"],
+        "mutants": mutants,
+    }

@@ -1,0 +1,1019 @@
+"""The spec-mutation tool: its operators, the TOML writer, the gate, and the runs in real sessions."""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import runpy
+import shutil
+import subprocess
+import sys
+import time
+import tomllib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from contracts import cli
+from contracts.spec_mutation import (
+    expressions,
+    gate,
+    main,
+    plugin,
+    runner,
+    statement_plugin,
+    statements,
+    summary,
+    tomlwriter,
+)
+from contracts.spec_mutation.catalog import RowMutants, catalog, file_mutants, schema_context
+from contracts.spec_mutation.equivalence import equivalent, refused
+from contracts.spec_mutation.operators import NEVER_MATCHES, Mutant, row_mutants
+
+SPECS = Path(__file__).resolve().parents[2] / "specs"
+CONTEXT = {
+    **schema_context(json.loads((SPECS / "schema.json").read_bytes())),
+    "failures": ["X.fail.a", "X.fail.b"],
+}
+
+
+def described(row: dict[str, Any]) -> list[tuple[str, str]]:
+    return [(m.mutant_id(), m.description) for m in row_mutants(row, CONTEXT)]
+
+
+# ---------------------------------------------------------------- the TOML writer
+
+
+@pytest.mark.parametrize("path", sorted(SPECS.glob("*.toml")), ids=lambda p: p.name)
+def test_writer_round_trips_every_spec_file(path: Path) -> None:
+    """Written back and read again, every spec file is the same document (nan included)."""
+    document = tomllib.loads(path.read_text())
+    assert json.dumps(document) == json.dumps(tomllib.loads(tomlwriter.dumps(document)))
+
+
+def test_writer_values() -> None:
+    """Scalars, arrays, inline tables, quoted keys and special floats are written as TOML."""
+    document = {
+        "top": 1,
+        "meta": {"a b": True, "off": False, "f": 2.0, "g": 1e20, "h": -0.5},
+        "rows": [{"x": [1, [2.5]], "t": {}, "u": {"k": 'é"\n'}}, {"n": math.inf, "m": -math.inf}],
+    }
+    text = tomlwriter.dumps(document)
+    assert (
+        'top = 1\n\n[meta]\n"a b" = true\noff = false\nf = 2.0\ng = 1e+20\nh = -0.5\n\n'
+        '[[rows]]\nx = [1, [2.5]]\nt = {}\nu = { k = "é\\"\\n" }\n\n[[rows]]\nn = inf\nm = -inf\n'
+    ) == text
+    assert document == tomllib.loads(text)
+    assert "nan" == tomlwriter.float_text(math.nan)
+    assert math.isnan(tomllib.loads(tomlwriter.dumps({"v": math.nan}))["v"])
+
+
+def test_writer_refuses_other_types() -> None:
+    """A value TOML cannot hold is named."""
+    with pytest.raises(TypeError, match=r"^cannot write set \{1\} as TOML$"):
+        tomlwriter.value({1})
+
+
+def test_writer_keeps_an_empty_array_as_a_value() -> None:
+    """An empty list is an array value, not an array of tables."""
+    assert "a = []\n" == tomlwriter.dumps({"a": []})
+    assert not tomlwriter.is_table_array([{"a": 1}, 2])
+
+
+# ---------------------------------------------------------------- expression mutants
+
+
+def test_operator_swaps() -> None:
+    """Each + - * / ** becomes each of the others, outermost first."""
+    assert [
+        ("operator 0: + -> -", "a - b * c"),
+        ("operator 0: + -> *", "a * (b * c)"),
+        ("operator 0: + -> /", "a / (b * c)"),
+        ("operator 0: + -> **", "a ** (b * c)"),
+        ("operator 1: * -> +", "a + (b + c)"),
+        ("operator 1: * -> -", "a + (b - c)"),
+        ("operator 1: * -> /", "a + b / c"),
+        ("operator 1: * -> **", "a + b ** c"),
+    ] == list(expressions.operator_swaps("a + b * c"))
+
+
+def test_constant_shifts_only_integers() -> None:
+    """Each integer constant moves by +1 and -1; floats stay."""
+    assert [
+        ("constant 0: 1 -> 2", "2 * K - 2"),
+        ("constant 0: 1 -> 0", "2 * K - 0"),
+        ("constant 1: 2 -> 3", "3 * K - 1"),
+        ("constant 1: 2 -> 1", "1 * K - 1"),
+    ] == list(expressions.constant_shifts("2 * K - 1"))
+    assert [] == list(expressions.constant_shifts("0.5 * K"))
+
+
+def test_symbol_swaps() -> None:
+    """Each pair of the symbols used is exchanged; function names and unused symbols are not."""
+    assert [("symbols a <-> b", "exp(b) - a")] == list(
+        expressions.symbol_swaps("exp(a) - b", frozenset({"a", "b", "c"}))
+    )
+    assert [] == list(expressions.symbol_swaps("a * 2", frozenset({"a", "b"})))
+
+
+def test_factor_drops() -> None:
+    """A product drops either factor; a quotient drops the divisor, or the dividend (1 / divisor)."""
+    assert [
+        ("factor 0: drop b", "g * a"),
+        ("factor 0: drop g * a", "1 / b"),
+        ("factor 1: drop a", "g / b"),
+        ("factor 1: drop g", "a / b"),
+    ] == list(expressions.factor_drops("g * a / b"))
+
+
+def test_negated() -> None:
+    """The sign of the whole expression flips."""
+    assert "-(a + b)" == expressions.negated("a + b")
+
+
+# ---------------------------------------------------------------- row mutants
+
+
+FORMULA: dict[str, Any] = {
+    "id": "X.cost.dot",
+    "kind": "formula",
+    "title": "t",
+    "origin": "decision",
+    "expr": "K + 1",
+    "symbols": {"K": {"min": 1, "max": 9}},
+    "compared_with": ["planner"],
+    "examples": [{"where": {"K": 3}, "value": 4}],
+}
+
+
+def test_formula_mutants() -> None:
+    """Formula rows: operators, integer constants, symbols and each example's value ±1."""
+    row = {**FORMULA, "expr": "K * N + 1", "symbols": {"K": {"min": 1, "max": 9}, "N": {"min": 1, "max": 9}}}
+    found = described(row)
+    assert [
+        ("X.cost.dot:expr:operator:0", "operator 0: + -> -"),
+        ("X.cost.dot:expr:operator:4", "operator 1: * -> +"),
+        ("X.cost.dot:expr:constant:0", "constant 0: 1 -> 2"),
+        ("X.cost.dot:expr:constant:1", "constant 0: 1 -> 0"),
+        ("X.cost.dot:expr:symbols:0", "symbols K <-> N"),
+        ("X.cost.dot:examples.0.value:plus:0", "every number +1"),
+        ("X.cost.dot:examples.0.value:minus:0", "every number -1"),
+    ] == [found[0], found[4], *found[8:]]
+    assert 13 == len(found)
+    mutants = row_mutants(row, CONTEXT)
+    assert (5, 3) == (mutants[-2].row["examples"][0]["value"], mutants[-1].row["examples"][0]["value"])
+    assert "K * N + 1" == row["expr"]  # the row itself is never changed
+    assert "N * K + 1" == mutants[10].row["expr"]
+
+
+def test_a_change_that_changes_nothing_is_no_mutant() -> None:
+    """Two grads with the same text give no other-grad mutant."""
+    row = {
+        "id": "X.grad.add",
+        "kind": "gradient",
+        "forward": "a + b",
+        "grads": {"a": "g", "b": "g"},
+        "domain": {"a": {"min": -1, "max": 1}, "b": {"min": -1, "max": 1}},
+        "examples": [{"where": {"a": 1.0, "b": 2.0}, "value": 3.0, "grads": {"a": 1.0, "b": 1.0}}],
+    }
+    assert [
+        ("X.grad.add:forward:sign:0", "forward negated"),
+        ("X.grad.add:grads.a:sign:0", "grads.a negated"),
+        ("X.grad.add:grads.b:sign:0", "grads.b negated"),
+        ("X.grad.add:examples.0.value:plus:0", "every number +1"),
+        ("X.grad.add:examples.0.value:minus:0", "every number -1"),
+        ("X.grad.add:examples.0.grads.a:plus:0", "every number +1"),
+        ("X.grad.add:examples.0.grads.a:minus:0", "every number -1"),
+        ("X.grad.add:examples.0.grads.b:plus:0", "every number +1"),
+        ("X.grad.add:examples.0.grads.b:minus:0", "every number -1"),
+    ] == described(row)
+
+
+def test_gradient_mutants() -> None:
+    """Gradient rows: another input's grad, the sign, each factor; the forward's sign."""
+    row = {
+        "id": "X.grad.mul",
+        "kind": "gradient",
+        "forward": "a * b",
+        "grads": {"a": "g * b", "b": "g * a"},
+        "domain": {"a": {"min": -1, "max": 1}, "b": {"min": -1, "max": 1}},
+    }
+    assert [
+        ("X.grad.mul:forward:sign:0", "forward negated"),
+        ("X.grad.mul:grads.a:other-grad:0", "grads.a := grads.b"),
+        ("X.grad.mul:grads.a:sign:0", "grads.a negated"),
+        ("X.grad.mul:grads.a:factor:0", "factor 0: drop b"),
+        ("X.grad.mul:grads.a:factor:1", "factor 0: drop g"),
+        ("X.grad.mul:grads.b:other-grad:0", "grads.b := grads.a"),
+        ("X.grad.mul:grads.b:sign:0", "grads.b negated"),
+        ("X.grad.mul:grads.b:factor:0", "factor 0: drop a"),
+        ("X.grad.mul:grads.b:factor:1", "factor 0: drop g"),
+    ] == described(row)
+    mutants = row_mutants(row, CONTEXT)
+    assert ["-(a * b)", "g * a", "-(g * b)", "g", "b"] == [
+        mutants[0].row["forward"],
+        *(m.row["grads"]["a"] for m in mutants[1:5]),
+    ]
+
+
+FAILURE: dict[str, Any] = {
+    "id": "X.fail.a",
+    "kind": "failure",
+    "exception": "ShapeError",
+    "message": "^bad$",
+    "probes": ["graph_nodes", "operations", "values_created", "initializer_calls"],
+    "examples": [{"inputs": [1], "message": "bad"}, {"inputs": [2]}],
+}
+
+
+def test_failure_mutants() -> None:
+    """Failure rows: each sibling exception, an unmatched message, each missing probe, example messages."""
+    found = described(FAILURE)
+    assert [
+        ("X.fail.a:exception:sibling:0", "ShapeError -> ResourceBudgetError"),
+        ("X.fail.a:exception:sibling:1", "ShapeError -> ParameterIdentityError"),
+        ("X.fail.a:exception:sibling:6", "ShapeError -> ZeroDivisionError"),
+        ("X.fail.a:message:unmatched:0", "a pattern no message matches"),
+        ("X.fail.a:probes:extend:0", "+ parameter_changes"),
+        ("X.fail.a:probes:extend:1", "+ parameter_identity"),
+        ("X.fail.a:examples.0.message:altered:0", "message + ' (mutant)'"),
+    ] == [*found[:2], *found[6:]]
+    mutants = row_mutants(FAILURE, CONTEXT)
+    assert NEVER_MATCHES == mutants[7].row["message"]
+    assert [*FAILURE["probes"], "parameter_changes"] == mutants[8].row["probes"]
+    assert "bad (mutant)" == mutants[10].row["examples"][0]["message"]
+
+
+def test_contract_mutants() -> None:
+    """Contract rows: each enforcing failure replaced by the first failure the row does not name."""
+    row = {"id": "X.contract.c", "kind": "contract", "enforced_by": ["X.fail.b"]}
+    assert [("X.contract.c:enforced_by.0:other-failure:0", "X.fail.b -> X.fail.a")] == described(row)
+    assert ["X.fail.a"] == row_mutants(row, CONTEXT)[0].row["enforced_by"]
+    assert [] == described({**row, "enforced_by": ["X.fail.a", "X.fail.b"]})
+
+
+def test_rule_mutants() -> None:
+    """Rule rows: every claim of every example ±1 (nested numbers too), booleans flipped, inputs kept."""
+    row = {
+        "id": "X.rule.r",
+        "kind": "rule",
+        "examples": [
+            {
+                "where": {"a": 1},
+                "inputs": [1],
+                "upstream": 1,
+                "op": "add",
+                "out": [[1, 2.5], "s", True],
+                "refused": True,
+            }
+        ],
+    }
+    assert [
+        ("X.rule.r:examples.0.out:plus:0", "every number +1"),
+        ("X.rule.r:examples.0.out:minus:0", "every number -1"),
+        ("X.rule.r:examples.0.refused:flip:0", "True -> False"),
+    ] == described(row)
+    mutants = row_mutants(row, CONTEXT)
+    assert [[[2, 3.5], "s", False], [[0, 1.5], "s", False], False] == [
+        m.row["examples"][0][k] for m, k in zip(mutants, ("out", "out", "refused"))
+    ]
+    assert [] == described({"id": "X.rule.s", "kind": "rule"})
+
+
+# ---------------------------------------------------------------- which changes are no mutants
+
+
+def test_refused_by_the_loader() -> None:
+    """A symbol as exponent is refused by the loader; the original row is not."""
+    assert refused({**FORMULA, "expr": "2 ** K"}, frozenset())
+    assert not refused(FORMULA, frozenset())
+
+
+def test_equivalent_on_the_domain() -> None:
+    """K + 1 and 1 + K state the same function; K + 1 and K - 1 do not; undefined everywhere alike is same."""
+    assert equivalent(FORMULA, {**FORMULA, "expr": "1 + K"})
+    assert not equivalent(FORMULA, {**FORMULA, "expr": "K - 1"})
+    assert not equivalent(FORMULA, {**FORMULA, "examples": []})  # no expression changed
+    zero = {**FORMULA, "expr": "K / 0"}
+    assert equivalent(zero, {**zero, "expr": "1 / 0"})
+    assert not equivalent(zero, {**zero, "expr": "K"})
+    gradient: dict[str, Any] = {
+        "id": "X.grad.m",
+        "kind": "gradient",
+        "forward": "matmul(a, b)",
+        "grads": {"a": "matmul(g, T(b))", "b": "matmul(T(a), g)"},
+        "domain": {"a": {"min": -1, "max": 1, "type": "float"}, "b": {"min": -1, "max": 1, "type": "float"}},
+    }
+    assert not equivalent(gradient, {**gradient, "grads": {**gradient["grads"], "a": "matmul(T(b), g)"}})
+    assert equivalent(gradient, {**gradient, "grads": {**gradient["grads"], "a": "T(matmul(b, T(g)))"}})
+    assert not equivalent(gradient, {**gradient, "grads": {**gradient["grads"], "a": "1"}})  # a scalar
+
+
+def test_catalog_drops_and_counts(tmp_path: Path) -> None:
+    """The catalog keeps real mutants and counts the refused, equivalent and repeated ones."""
+    gradient: dict[str, Any] = {
+        "id": "X.grad.cube",
+        "kind": "gradient",
+        "title": "t",
+        "origin": "decision",
+        "op": "cube",
+        "forward": "x * x * x",
+        "grads": {"x": "g * x * x"},
+        "domain": {"x": {"min": 1, "max": 2, "type": "float"}},
+    }
+    document = {
+        "meta": {"stage": "X", "title": "x", "seed": "-"},
+        "rows": [{**FORMULA, "expr": "K * 1"}, gradient],
+    }
+    formula, cube = file_mutants(document, "x.toml", CONTEXT)
+    assert ("x.toml", "X.cost.dot") == (formula.file, formula.row_id)
+    assert {"same function on the domain": 2} == formula.dropped
+    assert [
+        "X.cost.dot:expr:operator:0",
+        "X.cost.dot:expr:operator:1",
+        "X.cost.dot:expr:constant:0",
+        "X.cost.dot:expr:constant:1",
+        "X.cost.dot:examples.0.value:plus:0",
+        "X.cost.dot:examples.0.value:minus:0",
+    ] == [m.mutant_id() for m in formula.mutants]
+    assert {"repeated": 1} == cube.dropped
+    assert ["g * x", "x", "x * x"] == [m.row["grads"]["x"] for m in cube.mutants if m.operator == "factor"]
+    shutil.copy(SPECS / "schema.json", tmp_path / "schema.json")
+    (tmp_path / "x.toml").write_text(tomlwriter.dumps({**document, "rows": [{**FORMULA, "expr": "2 * K"}]}))
+    (found,) = catalog(tmp_path)
+    assert {"refused by the loader": 1} == found.dropped
+
+
+# ---------------------------------------------------------------- the plugin in real sessions
+
+SAMPLE_SPEC = """[meta]
+stage = "X"
+title = "sample"
+seed = "-"
+
+[[rows]]
+id = "X.cost.odd"
+kind = "formula"
+title = "the K-th odd number"
+origin = "decision"
+expr = "2 * K - 1"
+symbols = { K = { min = 1, max = 9 } }
+compared_with = ["planner"]
+examples = [{ where = { K = 3 }, value = 5 }]
+
+[[rows]]
+id = "X.rule.untested"
+kind = "rule"
+title = "no test names it"
+origin = "decision"
+statement = "-"
+examples = [{ n = 1 }]
+"""
+
+SAMPLE_ROWS = """from functools import cache
+
+from contracts.spec import load_rows
+
+
+@cache
+def all_rows():
+    return tuple(load_rows())
+"""
+
+SAMPLE_TESTS = """import pytest
+
+from contracts.spec import evaluate
+from sample_rows import all_rows
+
+
+def odd(K):  # the implementation under test
+    return 2 * K - 1
+
+
+ROWS = [pytest.param(r, marks=pytest.mark.spec(r.id)) for r in all_rows() if r.kind == "formula"]
+EXAMPLES = [pytest.param(r, e, marks=pytest.mark.spec(r.id)) for r in ROWS[0].values for e in r["examples"]]
+
+
+@pytest.mark.parametrize(("spec_row", "example"), EXAMPLES)
+def test_golden(spec_row, example):
+    assert COMPARED(example["value"], odd(**example["where"]))
+
+
+@pytest.mark.parametrize("spec_row", ROWS)
+def test_property(spec_row):
+    for k in range(1, 10):
+        assert evaluate(spec_row["expr"], {"K": k}) == odd(k)
+"""
+
+
+@pytest.fixture
+def sample(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A tiny suite: a spec directory with two rows, a rows module and a test file (comparing values)."""
+    (tmp_path / "specs").mkdir()
+    shutil.copy(SPECS / "schema.json", tmp_path / "specs" / "schema.json")
+    (tmp_path / "specs" / "x.toml").write_text(SAMPLE_SPEC)
+    (tmp_path / "sample_rows.py").write_text(SAMPLE_ROWS)
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    spec(*ids): rows\n")
+    write_sample_tests(tmp_path, compare=True)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("CONTRACTS_SPECS", str(tmp_path / "specs"))
+    yield tmp_path
+    for name, module in list(sys.modules.items()):  # a later run must import the sample afresh
+        if str(getattr(module, "__file__", None) or "").startswith(str(tmp_path)):
+            del sys.modules[name]
+
+
+def write_sample_tests(root: Path, compare: bool) -> None:
+    comparison = "lambda expected, actual: expected == actual" if compare else "lambda expected, actual: True"
+    (root / "test_sample.py").write_text(f"COMPARED = {comparison}\n" + SAMPLE_TESTS)
+
+
+class InProcess:
+    """Stands in for subprocess.Popen: runs the pytest command in this process (so coverage and
+    mutmut see the plugin), from the given directory with the given CONTRACTS_SPECS."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
+        assert [sys.executable, "-m", "pytest"] == args[:3]
+        self.args, self.specs = args[3:], env["CONTRACTS_SPECS"]
+
+    def wait(self) -> int:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("CONTRACTS_SPECS", self.specs)
+            for name in [n for n in sys.modules if n in ("sample_rows", "test_sample")]:
+                del sys.modules[name]
+            return int(pytest.main([*self.args, "--import-mode=importlib"]))
+
+
+def run_sample(root: Path, monkeypatch: pytest.MonkeyPatch, jobs: int = 1) -> dict[str, Any]:
+    monkeypatch.setattr(subprocess, "Popen", InProcess)
+    options = runner.RunOptions(
+        root,
+        root / "specs",
+        jobs=jobs,
+        suite=(str(root / "test_sample.py"),),
+        rows_provider="sample_rows:all_rows",
+    )
+    return runner.run(options)
+
+
+def test_runner_kills_every_mutant_of_a_well_tested_row(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each mutant runs the row's bound tests on the mutated spec; a row no test names runs none."""
+    results = run_sample(sample, monkeypatch, jobs=2)
+    odd, untested = results["rows"]
+    assert ("X.cost.odd", 2) == (odd["row_id"], odd["tests"])
+    assert {"refused by the loader": 1} == odd["dropped"]  # 2 ** K - 1
+    statuses = {m["id"]: (m["status"], m["killed_by"]) for m in odd["mutants"]}
+    assert ("killed", "test_sample.py::test_golden[spec_row0-example0]") == statuses[
+        "X.cost.odd:examples.0.value:plus:0"
+    ]
+    assert ("killed", "test_sample.py::test_property[spec_row0]") == statuses["X.cost.odd:expr:operator:0"]
+    assert {"killed"} == {status for status, _ in statuses.values()}
+    assert 13 == len(statuses)
+    assert ("X.rule.untested", 0, ["not run", "not run"]) == (
+        untested["row_id"],
+        untested["tests"],
+        [m["status"] for m in untested["mutants"]],
+    )
+    assert "x.toml" == odd["file"]
+    assert SAMPLE_SPEC == (sample / "specs" / "x.toml").read_text()  # never written to
+
+
+def test_weakened_golden_fails_the_gate_naming_the_mutant(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A golden that stops comparing the example's value lets that value's mutants survive; the gate
+    fails and names them (the proof the gate catches a test that no longer reads a field)."""
+    write_sample_tests(sample, compare=False)
+    results = {"spec": run_sample(sample, monkeypatch)}
+    listed = gate.Listed({}, {"X.rule.untested": "sample"})
+    survivors = [line for line in gate.problems(results, listed) if line.startswith("unexplained")]
+    assert [
+        "unexplained survived mutant: X.cost.odd:examples.0.value:plus:0 (every number +1)",
+        "unexplained survived mutant: X.cost.odd:examples.0.value:minus:0 (every number -1)",
+    ] == survivors
+
+
+def test_a_row_failing_unmutated_runs_no_mutant(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the bound tests fail on the unchanged spec, the row's mutants are reported as not run."""
+    (sample / "specs" / "x.toml").write_text(SAMPLE_SPEC.replace("value = 5", "value = 6"))
+    results = run_sample(sample, monkeypatch)
+    odd = results["rows"][0]
+    assert {("not run", "test_sample.py::test_golden[spec_row0-example0]")} == {
+        (m["status"], m["killed_by"]) for m in odd["mutants"]
+    }
+
+
+# ---------------------------------------------------------------- the gate
+
+
+def verdict(name: str, status: str) -> dict[str, Any]:
+    return {"id": name, "status": status, "description": f"d {name}", "killed_by": "why"}
+
+
+RESULTS: dict[str, Any] = {
+    "seconds": 12.5,
+    "spec": {
+        "rows": [
+            {
+                "row_id": "A.x",
+                "tests": 2,
+                "mutants": [verdict("A.x:1", "killed"), verdict("A.x:2", "survived")],
+            },
+            {
+                "row_id": "A.y",
+                "tests": 1,
+                "mutants": [verdict("A.y:1", "survived"), verdict("A.y:2", "refused")],
+            },
+            {"row_id": "A.z", "tests": 0, "mutants": []},
+            {"row_id": "A.w", "tests": 0, "mutants": [verdict("A.w:1", "not run")]},
+            {"row_id": "A.v", "tests": 1, "mutants": [verdict("A.v:1", "satisfied")]},
+        ]
+    },
+    "statements": {"mutants": [verdict("m:f:delete:0", "timeout"), verdict("m:g:delete:0", "no tests")]},
+}
+
+
+def test_gate_counts_and_score() -> None:
+    """Timeouts count as killed; listed survivors and untested mutants are equivalent; the rest other."""
+    listed = gate.Listed({"A.x:2": "r", "m:g:delete:0": "r"}, {})
+    found = gate.counts(RESULTS, listed)
+    assert {"killed": 2, "survived": 1, "equivalent": 2, "other": 2, "total": 7, "satisfied": 1} == found
+    assert 2 / 5 == gate.score(found)
+    assert 1.0 == gate.score({"killed": 0, "total": 2, "equivalent": 2})
+
+
+def test_gate_problems() -> None:
+    """Unexplained survivors, mutants that did not run, vanished listings, rows without mutants or tests."""
+    listed = gate.Listed({"A.x:2": "r", "gone": "r"}, {"A.q": "r"})
+    assert [
+        "score 33.33% is below the threshold 100%",
+        "unexplained survived mutant: A.y:1 (d A.y:1)",
+        "mutant refused: A.y:2: why",
+        "mutant not run: A.w:1: why",
+        "unexplained no tests mutant: m:g:delete:0 (d m:g:delete:0)",
+        f"listed mutant no longer exists: gone; remove it from {gate.EQUIVALENTS}",
+        "row without mutants: A.z (give it machine-readable fields, or list it)",
+        "row without bound tests: A.w",
+        f"listed row no longer exists or now has mutants: A.q; remove it from {gate.EQUIVALENTS}",
+    ] == gate.problems(RESULTS, listed)
+    clean = {"spec": {"rows": [RESULTS["spec"]["rows"][0], RESULTS["spec"]["rows"][2]]}}
+    assert [] == gate.problems(clean, gate.Listed({"A.x:2": "r"}, {"A.z": "no fields"}))
+    one = {"spec": {"rows": [RESULTS["spec"]["rows"][0]]}}  # one killed, one survived
+    survivor = "unexplained survived mutant: A.x:2 (d A.x:2)"
+    assert [survivor] == gate.problems(one, gate.Listed({}, {}), threshold=0.5)
+    assert ["score 50.00% is below the threshold 51%", survivor] == gate.problems(
+        one, gate.Listed({}, {}), threshold=0.51
+    )
+
+
+def test_gate_warns_about_listed_mutants_now_killed() -> None:
+    """A listed mutant that tests now kill (or time out) is a warning, never a failure."""
+    listed = gate.Listed({"A.x:1": "r", "m:f:delete:0": "r", "A.y:1": "r"}, {})
+    assert [
+        f"listed mutant is now killed: A.x:1; remove it from {gate.EQUIVALENTS}",
+        f"listed mutant is now timeout: m:f:delete:0; remove it from {gate.EQUIVALENTS}",
+    ] == gate.warnings(RESULTS, listed)
+
+
+def test_gate_report_line() -> None:
+    """One line: score, counts, how many spec and statement mutants over how many rows, the time."""
+    assert (
+        "spec-mutation score 40.00%: 2 killed, 1 survived, 2 listed equivalent, 2 not run, of 7 mutants; "
+        "1 probe extensions the implementation already satisfies "
+        "(6 spec mutants over 5 rows, 2 statement mutants; 12.5 s)"
+    ) == gate.report(RESULTS, gate.Listed({"A.x:2": "r", "m:g:delete:0": "r"}, {}))
+    assert "(0 spec mutants over 0 rows, 0 statement mutants; 0 s)" in gate.report({}, gate.Listed({}, {}))
+
+
+def test_listed_file(tmp_path: Path) -> None:
+    """The reviewed file lists mutants and rows by id, each with a reason; none without one."""
+    path = tmp_path / "eq.toml"
+    assert gate.Listed({}, {}) == gate.load_listed(path)
+    path.write_text('[[mutant]]\nid = "A.x:2"\nreason = " same "\n\n[[row]]\nid = "A.z"\nreason = "prose"\n')
+    assert gate.Listed({"A.x:2": "same"}, {"A.z": "prose"}) == gate.load_listed(path)
+    path.write_text('[[row]]\nid = "A.z"\nreason = " "\n')
+    with pytest.raises(ValueError, match=r"eq.toml: row 'A.z' is listed without a reason$"):
+        gate.load_listed(path)
+    path.write_text('[[mutant]]\nid = "A.x:2"\n')
+    with pytest.raises(ValueError, match=r"eq.toml: mutant 'A.x:2' is listed without a reason$"):
+        gate.load_listed(path)
+
+
+# ---------------------------------------------------------------- statement mutants
+
+MODULE = '''from contracts.checks import positive_int
+from contracts import checks
+
+
+def entry(x, y):
+    """doc"""
+    positive_int(x, "x")
+    if y < 0:
+        raise ValueError("y")
+    checks.real_number(y)
+    check_more(x)
+    make()(x)
+    z = x + y
+    if z:
+        raise ValueError
+    else:
+        pass
+    return z
+
+
+class K:
+    def method(self, v):
+        if v:
+            for i in v:
+                if i:
+                    raise TypeError("i")
+        other(v)
+
+        def inner():
+            if v:
+                raise ValueError
+        return inner
+'''
+
+
+def test_statement_mutants(tmp_path: Path) -> None:
+    """Guards (an if ending in raise without else, a check call) are deleted; consecutive ones swapped."""
+    path = tmp_path / "m.py"
+    path.write_text(MODULE)
+    found = statements.module_mutants(path, "pkg.m")
+    assert [
+        ("pkg.m:entry:delete:0", "delete `positive_int(x, 'x')`"),
+        ("pkg.m:entry:swap:0", "swap `positive_int(x, 'x')` and `if y < 0:`"),
+        ("pkg.m:entry:delete:1", "delete `if y < 0:`"),
+        ("pkg.m:entry:swap:1", "swap `if y < 0:` and `checks.real_number(y)`"),
+        ("pkg.m:entry:delete:2", "delete `checks.real_number(y)`"),
+        ("pkg.m:entry:swap:2", "swap `checks.real_number(y)` and `check_more(x)`"),
+        ("pkg.m:entry:delete:3", "delete `check_more(x)`"),
+        ("pkg.m:K.method:delete:0", "delete `if i:`"),
+    ] == [(m.mutant_id(), m.description) for m in found]
+    lines = MODULE.splitlines(keepends=True)
+    assert "".join([*lines[:7], "    pass  # spec-mutation: guard deleted\n", *lines[9:]]) == found[2].source
+    assert "".join([*lines[:6], *lines[7:9], lines[6], *lines[9:]]) == found[1].source
+    assert "".join([*lines[:24], "                pass  # spec-mutation: guard deleted\n", *lines[26:]]) == (
+        found[7].source
+    )
+    assert {("pkg.m", path)} == {(m.module, m.path) for m in found}
+
+
+def test_statement_mutants_of_a_tree(tmp_path: Path) -> None:
+    """Module names come from the path under the root; a package's __init__ is the package."""
+    (tmp_path / "pkg" / "sub").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("def f(x):\n    if x:\n        raise ValueError\n")
+    (tmp_path / "pkg" / "sub" / "m.py").write_text("def g(x):\n    check(x)\n")
+    assert ["pkg:f:delete:0", "pkg.sub.m:g:delete:0"] == [
+        m.mutant_id() for m in statements.source_mutants(tmp_path, "pkg")
+    ]
+
+
+IMPL = """def guarded(x):
+    if x < 0:
+        raise ValueError("negative")
+    return x
+
+
+def unchecked(x):
+    if x > 100:
+        raise ValueError("big")
+    return x
+
+
+def untested(x):
+    check(x)
+
+
+class Base:
+    pass
+
+
+class Child(Base):
+    def run(self, x):
+        if x < 0:
+            raise ValueError(super().__repr__())
+        return x
+"""
+
+IMPL_TESTS = """import pytest
+
+from sample_pkg.impl import Child, guarded, unchecked
+
+
+def test_guarded():
+    with pytest.raises(ValueError, match="negative"):
+        guarded(-1)
+
+
+def test_unchecked():
+    assert 1 == unchecked(1)
+
+
+def test_child():
+    assert 1 == Child().run(1)
+"""
+
+
+class InProcessRun:
+    """Stands in for subprocess.run: runs the pytest command in this process."""
+
+    def __init__(self, args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
+        assert [sys.executable, "-m", "pytest"] == args[:3]
+        assert "1" == env["OPENBLAS_NUM_THREADS"]
+        self.returncode = int(pytest.main([*args[3:], "--import-mode=importlib", "-p", "no:randomly"]))
+
+
+def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deleted guard a test checks is killed; one no test checks survives; an uncalled one has no tests."""
+    (tmp_path / "src" / "sample_pkg").mkdir(parents=True)
+    (tmp_path / "src" / "sample_pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "sample_pkg" / "impl.py").write_text(IMPL)
+    (tmp_path / "test_impl.py").write_text(IMPL_TESTS)
+    (tmp_path / "src" / "sample_pkg" / "spec_mutation").mkdir()  # the tool's own package: left out
+    (tmp_path / "src" / "sample_pkg" / "spec_mutation" / "__init__.py").write_text(
+        "def f(x):\n    check(x)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    monkeypatch.setattr(subprocess, "run", InProcessRun)
+    options = runner.RunOptions(
+        tmp_path, SPECS, package="sample_pkg", statement_suite=(str(tmp_path / "test_impl.py"),)
+    )
+    try:
+        results = runner.run_statements(options)
+    finally:
+        for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
+            del sys.modules[name]
+    assert [
+        ("sample_pkg.impl:guarded:delete:0", "killed", 1, "delete `if x < 0:`"),
+        ("sample_pkg.impl:unchecked:delete:0", "survived", 1, "delete `if x > 100:`"),
+        ("sample_pkg.impl:untested:delete:0", "no tests", 0, "delete `check(x)`"),
+        ("sample_pkg.impl:Child.run:delete:0", "not run", 1, "delete `if x < 0:`"),
+    ] == [(m["id"], m["status"], m["tests"], m["description"]) for m in results["mutants"]]
+    assert "the mutant changes the function's closure" == results["mutants"][3]["error"]
+    assert "statement" == results["kind"]
+    assert IMPL == (tmp_path / "src" / "sample_pkg" / "impl.py").read_text()  # never edited in place
+
+
+# ---------------------------------------------------------------- the command and verify's line
+
+
+def write_results(root: Path, results: dict[str, Any], equivalents: str = "") -> None:
+    (root / "mutants").mkdir(exist_ok=True)
+    (root / "mutants" / "spec-mutation.json").write_text(json.dumps(results))
+    (root / "mutation").mkdir(exist_ok=True)
+    (root / "mutation" / "spec-equivalents.toml").write_text(equivalents)
+
+
+def test_verify_line(tmp_path: Path) -> None:
+    """verify's line reads the suite's results and equivalents; no results, no line."""
+    assert [] == summary.spec_mutation_lines(str(tmp_path))
+    write_results(tmp_path, RESULTS, '[[mutant]]\nid = "A.x:2"\nreason = "r"\n')
+    assert [
+        "spec-mutation score 33.33% (2 killed, 1 listed equivalent, of 7 spec and statement mutants)"
+    ] == summary.spec_mutation_lines(str(tmp_path))
+    found = summary.spec_mutation_summary(tmp_path / summary.RESULTS, tmp_path / gate.EQUIVALENTS)
+    assert found is not None
+    assert {"A.x": {"killed": 1, "total": 2}, "A.y": {"killed": 0, "total": 2}} == {
+        k: v for k, v in found["rows"].items() if k in ("A.x", "A.y")
+    }
+    assert {"killed": 0, "total": 0} == found["rows"]["A.z"]
+
+
+def test_main_gate_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--gate-only gates the existing results: exit 1 with a FAIL line per problem, 0 when clean."""
+    monkeypatch.chdir(tmp_path)
+    assert 2 == main.main(["--gate-only"])
+    assert "spec-mutation: no results file mutants/spec-mutation.json\n" == capsys.readouterr().err
+    one = {"seconds": 1.0, "spec": {"rows": [RESULTS["spec"]["rows"][0]]}}
+    write_results(tmp_path, one, '[[mutant]]\nid = "A.x:1"\nreason = "r"\n')
+    assert 1 == main.main(["--gate-only"])
+    assert [
+        "spec-mutation score 50.00%: 1 killed, 1 survived, 0 listed equivalent, 0 not run, of 2 mutants; "
+        "0 probe extensions the implementation already satisfies (2 spec mutants over 1 rows, "
+        "0 statement mutants; 1.0 s)",
+        f"WARNING: listed mutant is now killed: A.x:1; remove it from {gate.EQUIVALENTS}",
+        "FAIL: score 50.00% is below the threshold 100%",
+        "FAIL: unexplained survived mutant: A.x:2 (d A.x:2)",
+        "spec-mutation gate: failed",
+    ] == capsys.readouterr().out.splitlines()
+    write_results(tmp_path, one, '[[mutant]]\nid = "A.x:2"\nreason = "r"\n')
+    assert 0 == main.main(["--gate-only", "--threshold", "0.5"])
+    assert "spec-mutation gate: passed" == capsys.readouterr().out.splitlines()[-1]
+
+
+def test_main_runs_and_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Without --gate-only it runs the spec mutants (and the statements unless told not to), writes
+    the results with the summed times, then gates them."""
+    seen: list[runner.RunOptions] = []
+
+    def spec_run(options: runner.RunOptions) -> dict[str, Any]:
+        seen.append(options)
+        return {"seconds": 1.25, "cpu_seconds": 2.5, "rows": [RESULTS["spec"]["rows"][0]]}
+
+    def statement_run(options: runner.RunOptions) -> dict[str, Any]:
+        return {"seconds": 2.0, "cpu_seconds": 3.0, "mutants": [verdict("m:f:delete:0", "killed")]}
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(main, "run", spec_run)
+    monkeypatch.setattr(main, "run_statements", statement_run)
+    out = tmp_path / "deep" / "r.json"
+    assert 1 == main.main(["--out", str(out), "-j", "3", "--rows", "A.", "--hypothesis-profile", "ci"])
+    written = json.loads(out.read_text())
+    assert (3.2, 5.5, ["m:f:delete:0"]) == (
+        written["seconds"],
+        written["cpu_seconds"],
+        [m["id"] for m in written["statements"]["mutants"]],
+    )
+    assert (tmp_path, 3, "ci", ("A.",)) == (seen[0].root, seen[0].jobs, seen[0].profile, seen[0].rows)
+    assert 1 == main.main(
+        ["--out", str(out), "--no-statements", "--threshold", "0.5", "--equivalents", "none.toml"]
+    )
+    assert "statements" not in json.loads(out.read_text())
+    assert 2 == seen[1].jobs
+    assert "FAIL: unexplained survived mutant: A.x:2 (d A.x:2)" in capsys.readouterr().out
+
+
+def test_cli_subcommand(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`contracts spec-mutation ARGS` hands ARGS to the spec-mutation command."""
+    received: list[list[str]] = []
+
+    def entry(argv: list[str]) -> int:
+        received.append(argv)
+        return 7
+
+    monkeypatch.setattr(main, "main", entry)
+    assert 7 == cli.main(["spec-mutation", "--gate-only", "-j", "1"])
+    assert [["--gate-only", "-j", "1"]] == received
+
+
+def test_surviving_probe_extension_is_satisfied() -> None:
+    """A probe extension that survives is one the implementation satisfies; any other survivor survived."""
+    assert ("satisfied", "survived") == (plugin.survivor("extend"), plugin.survivor("sign"))
+
+
+def test_graft_keeps_containers() -> None:
+    """The live row changes in place: its dicts and same-length lists stay the objects tests hold."""
+    example = {"value": 1, "where": {"K": 2}, "gone": 0}
+    examples = [example]
+    live: dict[str, Any] = {"id": "r", "examples": examples, "probes": ["a"]}
+    source: dict[str, Any] = {
+        "id": "r",
+        "examples": [{"value": 2, "where": {"K": 2}}],
+        "probes": ["a", "b"],
+        "new": {"x": [1]},
+    }
+    assert live is plugin.graft(live, source)
+    assert source == live
+    assert (examples, example) == (live["examples"], live["examples"][0])
+    assert live["examples"] is examples
+    assert live["examples"][0] is example
+    assert live["new"] is not source["new"]
+    assert live["new"]["x"] is not source["new"]["x"]
+    assert 5 == plugin.graft(3, 5)
+
+
+def test_gate_checks_vanished_listings_only_where_the_run_looked() -> None:
+    """A run of chosen rows, or without statements, cannot say a listed mutant elsewhere vanished."""
+    listed = gate.Listed({"A.x:9": "r", "B.y:1": "r", "contracts.m:f:delete:0": "r"}, {})
+    chosen = {"spec": {"selection": ["A."], "rows": [RESULTS["spec"]["rows"][0]]}}
+    vanished = [line for line in gate.problems(chosen, listed) if "no longer exists" in line]
+    assert [f"listed mutant no longer exists: A.x:9; remove it from {gate.EQUIVALENTS}"] == vanished
+    everything = {**chosen, "spec": {**chosen["spec"], "selection": []}, "statements": {"mutants": []}}
+    assert 3 == sum("no longer exists" in line for line in gate.problems(everything, listed))
+    assert not gate.was_run("A.x:1", {"statements": {}})
+
+
+# ---------------------------------------------------------------- statement plugin details
+
+
+class Holder:
+    """Functions in the shapes statement mutants may target."""
+
+    def plain(self) -> int:
+        return 1
+
+    def shown(self) -> int:
+        return self.plain()
+
+    view = property(shown)
+
+    @classmethod
+    def made(cls) -> int:
+        return 2
+
+    @functools.cache  # noqa: B019 (a test fixture, never garbage collected)
+    def cached(self) -> int:
+        return 3
+
+
+def test_resolve_unwraps_properties_classmethods_and_caches() -> None:
+    """resolve finds the plain function whose code a mutant replaces, through any of these wrappers."""
+    module = __name__
+    assert Holder.plain is statement_plugin.resolve(module, "Holder.plain")
+    assert Holder.shown is statement_plugin.resolve(module, "Holder.view")
+    assert Holder.__dict__["made"].__func__ is statement_plugin.resolve(module, "Holder.made")
+    assert Holder.cached.__wrapped__ is statement_plugin.resolve(module, "Holder.cached")
+
+
+def test_mutated_code_is_found_by_qualified_name() -> None:
+    """The mutated module's code object of the function, or LookupError naming it."""
+    source = "class A:\n    def f(self):\n        return 2\n\ndef f():\n    return 1\n"
+    assert 2 == statement_plugin.mutated_code(source, "m.py", "A.f").co_consts[1]
+    assert "m.py" == statement_plugin.mutated_code(source, "m.py", "f").co_filename
+    with pytest.raises(LookupError, match=r"^g not found in the mutated m.py$"):
+        statement_plugin.mutated_code(source, "m.py", "g")
+
+
+@pytest.mark.parametrize(
+    ("child", "expected"),
+    [("exit1", "killed"), ("exit0", "survived"), ("sleep", "timeout")],
+)
+def test_run_mutant_reads_the_child(monkeypatch: pytest.MonkeyPatch, child: str, expected: str) -> None:
+    """The forked child's exit code is the verdict; a child past the limit is killed and timed out."""
+
+    def fake_child(function: Any, code: Any, tests: Any) -> None:
+        if child == "sleep":
+            time.sleep(30)
+        os._exit(1 if child == "exit1" else 0)
+
+    monkeypatch.setattr(statement_plugin, "run_child", fake_child)
+    assert expected == statement_plugin.run_mutant(Holder.plain, Holder.plain.__code__, [], 2.0)
+
+
+def test_shard_without_results_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A pytest child that writes no results stops the run with its log's tail."""
+
+    class Silent:
+        def __init__(self, args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
+            stdout.write(b"collection exploded")
+
+        def wait(self) -> int:
+            return 4
+
+    monkeypatch.setattr(subprocess, "Popen", Silent)
+    options = runner.RunOptions(tmp_path, SPECS, rows=("S03.grad.add",))
+    with pytest.raises(RuntimeError, match=r"^a spec-mutation shard wrote no results:\ncollection exploded$"):
+        runner.run(options)
+
+
+def test_statement_session_without_results_is_an_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A statement session that writes no results stops the run with its log's tail."""
+
+    def silent(args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
+        stdout.write(b"no session")
+
+    (tmp_path / "src" / "empty_pkg").mkdir(parents=True)
+    monkeypatch.setattr(subprocess, "run", silent)
+    options = runner.RunOptions(tmp_path, SPECS, package="empty_pkg")
+    with pytest.raises(RuntimeError, match=r"^the statement-mutation session wrote no results:\nno session$"):
+        runner.run_statements(options)
+
+
+@pytest.mark.parametrize(
+    "name", ["contracts.spec_mutation.plugin", "contracts.spec_mutation.statement_plugin"]
+)
+def test_plugins_without_a_plan_leave_pytest_alone(sample: Path, name: str) -> None:
+    """Loaded without a plan, each plugin lets pytest run the tests as usual."""
+    arguments = [
+        str(sample / "test_sample.py"),
+        "-p",
+        name,
+        "-q",
+        "--import-mode=importlib",
+        "-p",
+        "no:randomly",
+    ]
+    assert pytest.ExitCode.OK == pytest.main(arguments)
+
+
+def test_refused_mutant(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mutant the project's loader refuses is reported as refused, with the loader's message."""
+    bad = {**tomllib.loads(SAMPLE_SPEC)["rows"][0], "expr": "2 ** K"}
+    entry = RowMutants("x.toml", "X.cost.odd", [Mutant("X.cost.odd", "expr", "operator", 0, "bad", bad)])
+    monkeypatch.setattr(runner, "catalog", lambda directory: [entry])
+    (verdict,) = run_sample(sample, monkeypatch)["rows"][0]["mutants"]
+    assert ("X.cost.odd:expr:operator:0", "refused") == (verdict["id"], verdict["status"])
+    assert "x.toml: row 'X.cost.odd': expr: an exponent must be a constant" in verdict["killed_by"]
+
+
+def test_module_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python -m contracts.spec_mutation` runs main with the command line and exits with its code."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", ["spec_mutation", "--gate-only"])
+    with pytest.raises(SystemExit) as exited:
+        runpy.run_module("contracts.spec_mutation", run_name="__main__")
+    assert 2 == exited.value.code
