@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 from contracts.verify.formats import FORMATS
 from contracts.verify.junit import format_junit
-from contracts.verify.report import aggregate
+from contracts.verify.report import Rerun, aggregate
 from tests.meta.test_verify_report import RECORDS, ROWS, make_report
 
 
@@ -56,7 +56,9 @@ def test_junit_is_a_verify_format() -> None:
 
 def test_a_deselected_row_without_reasons_is_skipped_naming_its_status() -> None:
     """A row left without tests by -k is skipped, and the message says so when there is no reason."""
-    report = make_report(RECORDS[:2], rows=aggregate(ROWS, RECORDS[:2], "fake", "ci", deselection=True))
+    report = make_report(
+        RECORDS[:2], rows=aggregate(ROWS, RECORDS[:2], Rerun("fake", "ci"), deselection=True)
+    )
     cases = {case.get("name"): case for case in ET.fromstring(format_junit(report)).iter("testcase")}
     skipped = cases["B.rule.free"].find("skipped")
     assert skipped is not None

@@ -6,8 +6,8 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from contracts.verify.junit import format_junit
 from contracts.spec_mutation.summary import spec_mutation_lines
+from contracts.verify.junit import format_junit
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
 from contracts.verify.report import (
     NOTHING_VERIFIED,
