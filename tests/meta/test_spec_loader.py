@@ -196,7 +196,8 @@ def test_repository_specs_load() -> None:
 # ---------------------------------------------------------------- every schema field is enforced
 # One valid file holding a row of each kind; each case breaks one field and names the error.
 
-BASE_META: dict[str, Any] = {"stage": "99", "title": "every kind", "seed": "none", "functions": ["exp"]}
+# meta lists an array-only function (T) too: a formula's examples are evaluated with the scalar ones.
+BASE_META: dict[str, Any] = {"stage": "99", "title": "every kind", "seed": "none", "functions": ["exp", "T"]}
 BASE_ROWS: list[dict[str, Any]] = [
     {
         "id": "X99.cost.f",
@@ -205,7 +206,7 @@ BASE_ROWS: list[dict[str, Any]] = [
         "origin": "decision",
         "seed": "f = 2K - 1",
         "note": "why",
-        "expr": "2*K - 1",
+        "expr": "2*K - exp(0)",
         "symbols": {"K": {"min": 1, "max": 3, "type": "int"}},
         "compared_with": ["planner"],
         "examples": [{"where": {"K": 2}, "value": 3}],
@@ -440,7 +441,7 @@ SCHEMA_CASES = [
     ),
     pytest.param(
         [expression("formula", "expr", "log(K)")],
-        r"row 'X99\.cost\.f': expr: only calls of \['exp'\] are allowed in 'log\(K\)'",
+        r"row 'X99\.cost\.f': expr: only calls of \['T', 'exp'\] are allowed in 'log\(K\)'",
         id="formula-expr-unlisted-function",
     ),
     pytest.param(
