@@ -85,6 +85,11 @@ BROKEN = [
         id="first-of-several-errors",
     ),
     pytest.param(
+        {"a.toml": formula().replace('expr = "2*K - 1"\n', "").replace('compared_with = ["planner"]\n', "")},
+        r"a\.toml: row 'X99\.cost\.dot': rows/0: 'compared_with' is a required property$",
+        id="first-error-alphabetically-not-in-schema-order",
+    ),
+    pytest.param(
         {"a.toml": 'rows = [5]\n[meta]\nstage = "99"\ntitle = "t"\nseed = "s"\n'},
         r"a\.toml: row -: rows/0: 5 is not of type 'object'",
         id="row-not-a-table",

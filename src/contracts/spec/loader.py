@@ -174,9 +174,10 @@ def parse_document(name: str, text: str) -> dict[str, Any]:
     return document
 
 
-def relevance(error: jsonschema.ValidationError) -> tuple[bool, int, str]:
-    """The error to report first: a broken field before the unevaluated ones it leaves, deepest first."""
-    return (error.validator == "unevaluatedProperties", -len(error.absolute_path), str(error))
+def relevance(error: jsonschema.ValidationError) -> tuple[int, str]:
+    """The error to report first: the deepest (a broken field, not the row-level "unevaluated" error
+    its failing subschema leaves behind), then alphabetical, so the choice is deterministic."""
+    return (-len(error.absolute_path), str(error))
 
 
 def load_spec_file(path: Path, file_schema: dict[str, Any]) -> list[SpecRow]:
