@@ -125,9 +125,8 @@ def schema(directory: Path) -> dict[str, Any]:
 
 
 def blank(match: re.Match[str]) -> str:
-    """A string becomes one bare word (a quoted key is still a key part), a comment nothing; lines stay."""
-    text = match.group()
-    return ("" if text.startswith("#") else "s") + "\n" * text.count("\n")
+    """A string or comment becomes one bare word (a quoted key is still a key part); lines stay."""
+    return "s" + "\n" * match.group().count("\n")
 
 
 def check_raw_text(name: str, text: str) -> None:
