@@ -85,6 +85,11 @@ BROKEN = [
         id="first-of-several-errors",
     ),
     pytest.param(
+        {"a.toml": formula().replace('expr = "2*K - 1"\n', "").replace('compared_with = ["planner"]\n', "")},
+        r"a\.toml: row 'X99\.cost\.dot': rows/0: 'compared_with' is a required property$",
+        id="first-error-alphabetically-not-in-schema-order",
+    ),
+    pytest.param(
         {"a.toml": 'rows = [5]\n[meta]\nstage = "99"\ntitle = "t"\nseed = "s"\n'},
         r"a\.toml: row -: rows/0: 5 is not of type 'object'",
         id="row-not-a-table",
@@ -196,7 +201,8 @@ def test_repository_specs_load() -> None:
 # ---------------------------------------------------------------- every schema field is enforced
 # One valid file holding a row of each kind; each case breaks one field and names the error.
 
-BASE_META: dict[str, Any] = {"stage": "99", "title": "every kind", "seed": "none", "functions": ["exp"]}
+# meta lists an array-only function (T) too: a formula's examples are evaluated with the scalar ones.
+BASE_META: dict[str, Any] = {"stage": "99", "title": "every kind", "seed": "none", "functions": ["exp", "T"]}
 BASE_ROWS: list[dict[str, Any]] = [
     {
         "id": "X99.cost.f",
@@ -205,7 +211,7 @@ BASE_ROWS: list[dict[str, Any]] = [
         "origin": "decision",
         "seed": "f = 2K - 1",
         "note": "why",
-        "expr": "2*K - 1",
+        "expr": "2*K - exp(0)",
         "symbols": {"K": {"min": 1, "max": 3, "type": "int"}},
         "compared_with": ["planner"],
         "examples": [{"where": {"K": 2}, "value": 3}],
@@ -440,7 +446,7 @@ SCHEMA_CASES = [
     ),
     pytest.param(
         [expression("formula", "expr", "log(K)")],
-        r"row 'X99\.cost\.f': expr: only calls of \['exp'\] are allowed in 'log\(K\)'",
+        r"row 'X99\.cost\.f': expr: only calls of \['T', 'exp'\] are allowed in 'log\(K\)'",
         id="formula-expr-unlisted-function",
     ),
     pytest.param(
@@ -480,3 +486,81 @@ def test_every_schema_field_is_enforced(tmp_path: Path, edits: list[Edit], messa
         edit(document)
     with pytest.raises(SpecError, match=message):
         load_rows(write_specs(tmp_path, {"a.toml": toml_document(document)}))
+
+
+EDGES = [
+    pytest.param("a.b.c.d.e.f.g.h = 1\n", None, id="8-part-key-is-read"),
+    pytest.param(
+        'x = 1\na."b".c.d.e.f.g.h.i = 1\n', r"line 2: a dotted key of 9 parts \(at most 8\)$", id="9-parts"
+    ),
+    pytest.param(
+        '"a"."b"."c"."d"."e"."f"."g"."h"."i" = 1\n',
+        r"line 1: a dotted key of 9 parts \(at most 8\)$",
+        id="9-quoted-parts",
+    ),
+    pytest.param("x = " + "[" * 32 + "]" * 32 + "\n", None, id="32-deep-is-read"),
+    pytest.param(
+        "y = [[1]]\n\nx = " + "[" * 33 + "]" * 33 + "\n",
+        r"line 3: brackets nested more than 32 deep$",
+        id="33-deep",
+    ),
+    pytest.param(f"x = {2**63 - 1}\ny = {-(2**63)}\n", None, id="int64-extremes-are-read"),
+    pytest.param(
+        f"x = {2**63}\n",
+        r"a\.toml: row -: x: an integer of 64 bits is outside TOML's 64-bit range$",
+        id="2**63",
+    ),
+    pytest.param(
+        f"x = [1, {-(2**63) - 1}]\n", r"row -: x/1: an integer of 64 bits is outside", id="-2**63-1"
+    ),
+    pytest.param(
+        'note = "a.b.c.d.e.f.g.h.i.j [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[ \\" a.b.c.d.e.f.g.h.i.j"\n'
+        "# a.b.c.d.e.f.g.h.i.j [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n"
+        "text = '''\na.b.c.d.e.f.g.h.i.j [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n'''\n"
+        "lit = 'a.b.c.d.e.f.g.h.i.j [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[['\n"
+        'more = """\na.b.c.d.e.f.g.h.i.j [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\n"""\n'
+        "y = 1.5\n",
+        None,
+        id="strings-and-comments-are-not-keys",
+    ),
+    pytest.param(
+        "text = \"\"\"\n\n\n\"\"\"\nlit = '''\n'''\n" + ".".join("k" * 9) + " = 1\n",
+        r"line 7: a dotted key of 9 parts",
+        id="lines-counted-across-multi-line-strings",
+    ),
+]
+
+
+@pytest.mark.parametrize(("text", "message"), EDGES)
+def test_raw_limits_at_their_edges(text: str, message: str | None) -> None:
+    """Each raw-text limit admits its bound and refuses one past it; strings and comments are not keys."""
+    from contracts.spec.loader import parse_document
+
+    if message is None:
+        assert isinstance(parse_document("a.toml", text), dict)
+    else:
+        with pytest.raises(SpecError, match=message):
+            parse_document("a.toml", text)
+
+
+@pytest.mark.parametrize(("size", "refused"), [(128 * 1024, False), (128 * 1024 + 1, True)])
+def test_file_size_limit_at_its_edge(tmp_path: Path, size: int, refused: bool) -> None:
+    """A file of exactly 128 KiB is read; one byte more is refused before it is decoded."""
+    from contracts.spec.loader import read_text
+
+    path = tmp_path / "a.toml"
+    path.write_bytes(b"#" * (size - 1) + b"\n")
+    if refused:
+        with pytest.raises(SpecError, match=r"^a\.toml: larger than 131072 bytes$"):
+            read_text(path)
+    else:
+        assert size == len(read_text(path))
+
+
+def test_messages_are_one_clipped_line() -> None:
+    """A SpecError is one line of at most 500 characters; a longer one ends in '...'."""
+    from contracts.spec.loader import spec_error
+
+    assert "a b" == str(spec_error("a\nb"))
+    assert "x" * 500 == str(spec_error("x" * 500))
+    assert "x" * 497 + "..." == str(spec_error("x" * 501))

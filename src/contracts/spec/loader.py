@@ -37,6 +37,7 @@ QUOTED_OR_COMMENT = re.compile(
 # A dotted key: starts only where a word starts and never gives back (linear on a long word).
 DOTTED = re.compile(r"(?<![A-Za-z0-9_+-])[A-Za-z0-9_+-]++(?:[ \t]*+\.[ \t]*+[A-Za-z0-9_+-]++)+")
 BRACKET = re.compile(r"[\[\]{}]")
+BARE_WORD = "s"  # what a string or comment becomes for the raw checks: any bare key would do
 
 
 class SpecError(ValueError):
@@ -125,9 +126,8 @@ def schema(directory: Path) -> dict[str, Any]:
 
 
 def blank(match: re.Match[str]) -> str:
-    """A string becomes one bare word (a quoted key is still a key part), a comment nothing; lines stay."""
-    text = match.group()
-    return ("" if text.startswith("#") else "s") + "\n" * text.count("\n")
+    """A string or comment becomes one bare word (a quoted key is still a key part); lines stay."""
+    return BARE_WORD + "\n" * match.group().count("\n")
 
 
 def check_raw_text(name: str, text: str) -> None:
@@ -174,9 +174,10 @@ def parse_document(name: str, text: str) -> dict[str, Any]:
     return document
 
 
-def relevance(error: jsonschema.ValidationError) -> tuple[bool, int, str]:
-    """The error to report first: a broken field before the unevaluated ones it leaves, deepest first."""
-    return (error.validator == "unevaluatedProperties", -len(error.absolute_path), str(error))
+def relevance(error: jsonschema.ValidationError) -> tuple[int, str]:
+    """The error to report first: the deepest (a broken field, not the row-level "unevaluated" error
+    its failing subschema leaves behind), then alphabetical, so the choice is deterministic."""
+    return (-len(error.absolute_path), str(error))
 
 
 def load_spec_file(path: Path, file_schema: dict[str, Any]) -> list[SpecRow]:
