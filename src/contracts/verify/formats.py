@@ -6,7 +6,6 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from contracts.spec_mutation.summary import spec_mutation_lines
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
 from contracts.verify.report import ROW_STATUSES, UNBOUND, Report, ReportedTest, RowResult, summarize
 
@@ -175,7 +174,7 @@ def format_table(report: Report) -> str:
         lines += ["", *others]
     summary = summary_table(report)
     lines += ["", *align(summary, right=frozenset(range(1, len(summary[0])))), "", mutation_line(report)]
-    lines += spec_mutation_lines(report.suite)
+    lines += report.spec_mutation
     lines.append(verdict(report))
     return "\n".join(lines) + "\n"
 
@@ -220,7 +219,7 @@ def format_markdown(report: Report) -> str:
         lines += ["", "## Other problems", "", "```text", *others, "```"]
     lines += ["", "## Summary", ""]
     lines.extend(md_table(summary_table(report)))
-    lines += ["", mutation_line(report), *spec_mutation_lines(report.suite), "", f"**{verdict(report)}**"]
+    lines += ["", mutation_line(report), *report.spec_mutation, "", f"**{verdict(report)}**"]
     return "\n".join(lines) + "\n"
 
 
