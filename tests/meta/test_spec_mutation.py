@@ -1024,8 +1024,6 @@ def test_module_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 def test_verify_report_shows_the_line() -> None:
     """The table and markdown reports print the spec-mutation line under mutmut's score."""
     report = make_report([], spec_mutation=["spec-mutation score 100.00% (...)"])
-        report
-    )
     assert "`mutmut export-cicd-stats`)\nspec-mutation score 100.00% (...)\n" in format_table(report)
     assert "`mutmut export-cicd-stats`)\nspec-mutation score 100.00% (...)\n\n**" in format_markdown(report)
     assert "spec-mutation" not in format_table(make_report([]))
