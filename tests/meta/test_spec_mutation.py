@@ -33,6 +33,8 @@ from contracts.spec_mutation import (
 from contracts.spec_mutation.catalog import RowMutants, catalog, file_mutants, schema_context
 from contracts.spec_mutation.equivalence import equivalent, refused
 from contracts.spec_mutation.operators import NEVER_MATCHES, Mutant, row_mutants
+from contracts.verify.formats import format_markdown, format_table
+from tests.meta.test_verify_report import make_report
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 CONTEXT = {
@@ -1017,3 +1019,11 @@ def test_module_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     with pytest.raises(SystemExit) as exited:
         runpy.run_module("contracts.spec_mutation", run_name="__main__")
     assert 2 == exited.value.code
+
+
+def test_verify_report_shows_the_line() -> None:
+    """The table and markdown reports print the spec-mutation line under mutmut's score."""
+    report = make_report([], spec_mutation=["spec-mutation score 100.00% (...)"])
+    assert "`mutmut export-cicd-stats`)\nspec-mutation score 100.00% (...)\n" in format_table(report)
+    assert "`mutmut export-cicd-stats`)\nspec-mutation score 100.00% (...)\n\n**" in format_markdown(report)
+    assert "spec-mutation" not in format_table(make_report([]))

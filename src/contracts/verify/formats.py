@@ -6,7 +6,6 @@ import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from contracts.spec_mutation.summary import spec_mutation_lines
 from contracts.verify.junit import format_junit
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
 from contracts.verify.report import (
@@ -211,7 +210,7 @@ def format_table(report: Report) -> str:
     summary = summary_table(report)
     lines += ["", *align(summary, right=frozenset(range(1, len(summary[0])))), "", mutation_line(report)]
     lines.extend(unverified_lines(report))
-    lines += spec_mutation_lines(report.suite)
+    lines += report.spec_mutation
     lines.append(verdict(report))
     return "\n".join(lines) + "\n"
 
@@ -260,7 +259,7 @@ def format_markdown(report: Report) -> str:
     lines += [
         "",
         mutation_line(report),
-        *spec_mutation_lines(report.suite),
+        *report.spec_mutation,
         "",
         *unverified_lines(report),
         f"**{verdict(report)}**",

@@ -294,6 +294,7 @@ class Report:
     pytest_exit_code: int
     duration: float
     mutation: dict[str, Any] | None = None
+    spec_mutation: list[str] = field(default_factory=list)  # contracts.spec_mutation.summary's line
 
     def problems(self) -> list[str]:
         """Why the run is not clean, one line each (empty: every applicable row passed)."""

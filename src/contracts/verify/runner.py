@@ -26,6 +26,7 @@ from typing import Any
 import contracts
 from contracts.engines import SHIPPED, Engine, MissingExtraError, load_engine, selected_name
 from contracts.spec import SpecError, SpecRow, load_rows
+from contracts.spec_mutation.summary import spec_mutation_lines
 from contracts.verify.records import Record
 from contracts.verify.report import Report, Rerun, aggregate, mutation_score, reported_test, unknown_ids
 
@@ -397,4 +398,5 @@ def verify(options: VerifyOptions) -> Report:
         pytest_exit_code=code,
         duration=time.monotonic() - started,
         mutation=mutation_score(mutation_path),
+        spec_mutation=spec_mutation_lines(str(root)),
     )
