@@ -44,3 +44,10 @@ class ReferenceEngine(Engine):
         from contracts.tensor.engine_ops import reference_tensor_vjp  # the tensor slice provides it
 
         return reference_tensor_vjp(op, inputs, upstream)
+
+    def tensor_vjp_with(
+        self, op: str, inputs: Sequence[Any], upstream: Any, params: Mapping[str, Any]
+    ) -> tuple[Any, tuple[Any, ...]]:
+        from contracts.tensor.engine_ops import reference_tensor_vjp_with
+
+        return reference_tensor_vjp_with(op, inputs, upstream, params)
