@@ -23,7 +23,7 @@ def mp_rows(x: Array, axis: int) -> tuple[list[list[Any]], Callable[[list[list[f
     flat = moved.reshape(-1, moved.shape[-1])
 
     def back(results: list[list[float]]) -> Array:
-        out = np.asarray(results, dtype=np.float64).reshape(moved.shape[:-1] + (-1,))
+        out = np.asarray(results, dtype=np.float64).reshape((*moved.shape[:-1], -1))
         return np.moveaxis(out, -1, axis)
 
     return [[mpmath.mpf(float(v)) for v in row] for row in flat], back
@@ -67,8 +67,10 @@ def softmax_case(x: Array, axis: int, g: Array) -> dict[str, tuple[Array, Array]
             z = [v - m for v in row]
             n = len(row)
             # rho_i: the relative condition of s_i under relative perturbations of every z_j
-            rho = [abs(z[i]) * (1 - s[i]) + mpmath.fsum(s[j] * abs(z[j]) for j in range(n) if j != i)
-                   for i in range(n)]
+            rho = [
+                abs(z[i]) * (1 - s[i]) + mpmath.fsum(s[j] * abs(z[j]) for j in range(n) if j != i)
+                for i in range(n)
+            ]
             gs = mpmath.fsum(a * b for a, b in zip(grow, s))
             gsum = mpmath.fsum(grow)
             gabs = mpmath.fsum(abs(a) for a in grow)
@@ -76,15 +78,23 @@ def softmax_case(x: Array, axis: int, g: Array) -> dict[str, tuple[Array, Array]
             # forward: softmax (y_i = s_i, Σ_j|J_ij||z_j| = s_i rho_i), log_softmax (rho_i), logsumexp
             items = {
                 "softmax": ([s[i] for i in range(n)], [s[i] * (1 + rho[i]) for i in range(n)]),
-                "log_softmax": ([z[i] - exact_shift(row) for i in range(n)],
-                                [abs(z[i] - exact_shift(row)) + rho[i] for i in range(n)]),
+                "log_softmax": (
+                    [z[i] - exact_shift(row) for i in range(n)],
+                    [abs(z[i] - exact_shift(row)) + rho[i] for i in range(n)],
+                ),
                 "logsumexp": ([lse] * n, [abs(lse) + mpmath.fsum(s[j] * abs(row[j]) for j in range(n))] * n),
-                "softmax.grad": ([s[i] * (grow[i] - gs) for i in range(n)],
-                                 [s[i] * ((1 + rho[i]) * (abs(grow[i]) + abs(gs)) + sgabs) for i in range(n)]),
-                "log_softmax.grad": ([grow[i] - s[i] * gsum for i in range(n)],
-                                     [abs(grow[i]) + s[i] * (1 + rho[i]) * gabs for i in range(n)]),
-                "logsumexp.grad": ([grow[i] * s[i] for i in range(n)],
-                                   [abs(grow[i]) * s[i] * (1 + rho[i]) for i in range(n)]),
+                "softmax.grad": (
+                    [s[i] * (grow[i] - gs) for i in range(n)],
+                    [s[i] * ((1 + rho[i]) * (abs(grow[i]) + abs(gs)) + sgabs) for i in range(n)],
+                ),
+                "log_softmax.grad": (
+                    [grow[i] - s[i] * gsum for i in range(n)],
+                    [abs(grow[i]) + s[i] * (1 + rho[i]) * gabs for i in range(n)],
+                ),
+                "logsumexp.grad": (
+                    [grow[i] * s[i] for i in range(n)],
+                    [abs(grow[i]) * s[i] * (1 + rho[i]) for i in range(n)],
+                ),
             }
         for name, (values, scales) in items.items():
             out.setdefault(name, [[], []])
@@ -93,18 +103,20 @@ def softmax_case(x: Array, axis: int, g: Array) -> dict[str, tuple[Array, Array]
     return {name: (back(v), back(sc)) for name, (v, sc) in out.items()}
 
 
-def cross_entropy_case(x: Array, targets: Array, g: float) -> dict[str, tuple[Array, Array]]:
+def cross_entropy_case(x: Array, targets: Any, g: float) -> dict[str, tuple[Array, Array]]:
     """cross_entropy and its gradient (upstream g), exact, with their bound scales (classes last)."""
     rows, back = mp_rows(x, -1)
     batch = len(rows)
     losses, loss_scales, grads, grad_scales = [], [], [], []
     for row, t in zip(rows, np.asarray(targets).reshape(-1), strict=True):
         with mpmath.workdps(DPS):
-            s, lse = exact_softmax_row(row)
+            s, _ = exact_softmax_row(row)
             m = max(row)
             n = len(row)
-            rho = [abs(row[i] - m) * (1 - s[i]) + mpmath.fsum(s[j] * abs(row[j] - m) for j in range(n) if j != i)
-                   for i in range(n)]
+            rho = [
+                abs(row[i] - m) * (1 - s[i]) + mpmath.fsum(s[j] * abs(row[j] - m) for j in range(n) if j != i)
+                for i in range(n)
+            ]
             loss = exact_shift(row) - (row[int(t)] - m)
             losses.append(loss)
             loss_scales.append(loss + rho[int(t)])
@@ -162,45 +174,45 @@ def excess(actual: Array, exact: Array, scale: Array, k: float) -> float:
 # ---------------------------------------------------------------- the naive compositions
 
 
-def naive_softmax(x: Array, axis: int) -> Array:
+def naive_softmax(x: Array, axis: int) -> Any:
     with np.errstate(all="ignore"):
         e = np.exp(x)
         return e / np.sum(e, axis=axis, keepdims=True)
 
 
-def naive_log_softmax(x: Array, axis: int) -> Array:
+def naive_log_softmax(x: Array, axis: int) -> Any:
     with np.errstate(all="ignore"):
         shifted = x - np.max(x, axis=axis, keepdims=True)  # even shifted, log(softmax) loses tiny 1 − s
         e = np.exp(shifted)
         return np.log(e / np.sum(e, axis=axis, keepdims=True))
 
 
-def naive_logsumexp(x: Array, axis: int) -> Array:
+def naive_logsumexp(x: Array, axis: int) -> Any:
     with np.errstate(all="ignore"):
         m = np.max(x, axis=axis, keepdims=True)
         return m + np.log(np.sum(np.exp(x - m), axis=axis, keepdims=True))  # log(1 + δ) rounds δ away
 
 
-def naive_cross_entropy(x: Array, targets: Array) -> Array:
+def naive_cross_entropy(x: Array, targets: Any) -> Any:
     with np.errstate(all="ignore"):
         s = naive_softmax(x, -1)
         picked = np.take_along_axis(s, np.asarray(targets)[..., np.newaxis], axis=-1)
         return np.asarray(np.mean(-np.log(picked)))
 
 
-def naive_softmax_grad(x: Array, axis: int, g: Array) -> Array:
+def naive_softmax_grad(x: Array, axis: int, g: Array) -> Any:
     s = naive_softmax(x, axis)
     with np.errstate(all="ignore"):
         return s * (g - np.sum(g * s, axis=axis, keepdims=True))
 
 
-def naive_rms_norm(x: Array, gain: Array, eps: float) -> Array:
+def naive_rms_norm(x: Array, gain: Array, eps: float) -> Any:
     """mean(x²) unscaled: x² overflows past 1.3e154 (y = 0) and underflows below 1e-154."""
     with np.errstate(all="ignore"):
         return x / np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps) * gain
 
 
-def eps_outside_rms_norm(x: Array, gain: Array, eps: float) -> Array:
+def eps_outside_rms_norm(x: Array, gain: Array, eps: float) -> Any:
     """eps added after the square root: the normalization differs wherever mean(x²) is near eps."""
     with np.errstate(all="ignore"):
         return x / (np.sqrt(np.mean(x * x, axis=-1, keepdims=True)) + eps) * gain
@@ -215,3 +227,73 @@ NAIVE: dict[str, Callable[..., Any]] = {
 
 def reduce_shape(shape: Sequence[int], axis: int) -> tuple[int, ...]:
     return tuple(1 if i == axis % len(shape) else size for i, size in enumerate(shape))
+
+
+# ---------------------------------------------------------------- the spec rows as an oracle
+
+PARAM_SYMBOLS = {"axis": "axis", "targets": "t", "eps": "eps"}  # op parameter -> spec symbol
+
+
+def spec_vjp_with(
+    spec_row: Any, inputs: Sequence[Array], upstream: Array | None, params: dict[str, Any]
+) -> tuple[Array, tuple[Array, ...]]:
+    """The row's forward and VJPs (reductions keep their axis: the value is reshaped to the op's own
+    output shape, the upstream to the kept shape), each gradient summed back to its input's shape."""
+    from contracts.spec import evaluate
+    from contracts.spec.functions import array_functions
+    from tests.tensor_cases import sum_to_shape
+
+    functions = array_functions(np)
+    bindings: dict[str, Any] = dict(zip(spec_row["domain"], inputs, strict=True))
+    for name, value in params.items():
+        if name in PARAM_SYMBOLS:
+            bindings[PARAM_SYMBOLS[name]] = np.asarray(value) if name == "targets" else value
+    frame = np.asarray(evaluate(spec_row["forward"], bindings, functions), dtype=np.float64)
+    g = np.ones(()) if upstream is None else np.asarray(upstream, dtype=np.float64)
+    bindings["g"] = np.reshape(g, frame.shape)
+    grads = []
+    for name, x in zip(spec_row["domain"], inputs, strict=True):
+        grad = np.asarray(evaluate(spec_row["grads"][name], bindings, functions), dtype=np.float64)
+        grads.append(sum_to_shape(np.broadcast_to(grad, np.broadcast_shapes(grad.shape, x.shape)), x.shape))
+    return frame, tuple(grads)
+
+
+# ---------------------------------------------------------------- failure attempts (through the engine)
+
+
+def refuse_with(engine: Any, spec_row: Any, case: dict[str, Any]) -> None:
+    """The row's exception and message (the case's exact message when it gives one), and no tensor node
+    created before the raise (the graph_nodes probe, read from the tensor node counter)."""
+    import pytest
+
+    from contracts.tensor import reset_node_counter
+    from tests.probes import Attempt, assert_refused, exception_type
+    from tests.spec_rows import require
+
+    require(engine, "tensor.param-errors", spec_row.id)
+    inputs = [np.asarray(item, dtype=np.float64) for item in case["inputs"]]
+    params = dict(case["params"])
+    if "targets" in params:
+        params["targets"] = np.asarray(params["targets"])
+    attempt = Attempt(lambda: engine.tensor_vjp_with(case["op"], inputs, None, params))
+    counter = reset_node_counter()
+    assert_refused(spec_row, attempt)
+    assert 0 == counter.nodes, f"{spec_row.id}: {counter.nodes} tensor node(s) created before the raise"
+    if "message" in case:
+        with pytest.raises(exception_type(spec_row["exception"])) as raised:
+            attempt.action()
+        assert case["message"] == str(raised.value)
+
+
+def naive_log_softmax_grad(x: Array, axis: int, g: Array) -> Any:
+    """The VJP autodiff gives log(softmax(x)): softmax's VJP of g / s, with s underflowing to 0."""
+    s = naive_softmax(x - np.max(x, axis=axis, keepdims=True), axis)
+    with np.errstate(all="ignore"):
+        inner = g / s
+        return s * (inner - np.sum(inner * s, axis=axis, keepdims=True))
+
+
+def naive_cross_entropy_grad(x: Array, targets: Any) -> Any:
+    onehot = (np.arange(x.shape[-1]) == np.asarray(targets)[..., np.newaxis]).astype(np.float64)
+    with np.errstate(all="ignore"):
+        return (naive_softmax(x, -1) - onehot) / (x.size // x.shape[-1])

@@ -72,6 +72,12 @@ class TorchEngine(Engine):
         "gives all of it to the first argument",
         "T.fail.log-domain": "torch.log of an element <= 0 gives -inf or nan instead of raising",
         "T.fail.exp-overflow": "torch.exp of an element above 709.78 gives inf instead of raising",
+        "S06.rule.forward-error": "torch's log_softmax and cross_entropy take log(Σ exp(x − max)), not "
+        "log1p of the sum without the max's own 1, so the dominant class's log-probability loses its "
+        "relative "
+        "accuracy (log_softmax([0, −40])[0] is 0.0, exactly −4.25e-18): beyond 16·ε64",
+        "S06.rule.grad-error": "torch's logsumexp backward is g · exp(x − logsumexp(x)): the rounding of "
+        "logsumexp (|y|·ε64) enters every softmax weight, ~4,000·ε64 at |x| ~ 1e4",
     }
     lacking: ClassVar[Mapping[str, str]] = {
         "scalar.domain": "torch computes log(x <= 0) = nan or -inf, exp(710) = inf and 1/0 = inf "

@@ -38,9 +38,7 @@ SCALAR: dict[str, Callable[..., Any]] = {
 
 # Stage 06/08 reductions (each keeps the reduced axis, size 1, so expressions broadcast), the first
 # maximal element's mask, a one-hot of integer targets along x's last axis, the batch size of x.
-ARRAY_ONLY = frozenset(
-    {"matmul", "T", "rsum", "rmax", "rmean", "firstmax", "onehot", "mean", "rows", "sqrt"}
-)
+ARRAY_ONLY = frozenset({"matmul", "T", "rsum", "rmax", "rmean", "firstmax", "onehot", "mean", "rows", "sqrt"})
 KNOWN = frozenset(SCALAR) | ARRAY_ONLY
 
 

@@ -68,7 +68,7 @@ class AxisOp(Op):
 
     def position(self, x: Any) -> int:
         """The axis in [0, ndim) (out_shape has checked it)."""
-        return self.axis % x.ndim
+        return self.axis % int(x.ndim)
 
 
 class Sum(AxisOp):
@@ -96,11 +96,15 @@ class Max(AxisOp):
         yield kept(xp, g, axis, self.keepdims) * first_max_mask(xp, x, axis)
 
 
-def sum(x: object, axis: object = -1, keepdims: bool = False) -> Tensor:  # noqa: A001 - the op's name
+def sum(
+    x: object, axis: object = -1, keepdims: bool = False
+) -> Tensor:  # the op's name (shadows the builtin here only)
     """The sum over axis; its gradient is the upstream broadcast back over the axis."""
     return apply(Sum(axis, keepdims), x)
 
 
-def max(x: object, axis: object = -1, keepdims: bool = False) -> Tensor:  # noqa: A001 - the op's name
+def max(
+    x: object, axis: object = -1, keepdims: bool = False
+) -> Tensor:  # the op's name (shadows the builtin here only)
     """The max over axis; the whole gradient goes to the first maximal element."""
     return apply(Max(axis, keepdims), x)
