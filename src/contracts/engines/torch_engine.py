@@ -76,6 +76,9 @@ class TorchEngine(Engine):
         "log1p of the sum without the max's own 1, so the dominant class's log-probability loses its "
         "relative "
         "accuracy (log_softmax([0, −40])[0] is 0.0, exactly −4.25e-18): beyond 16·ε64",
+        "S08.rule.stability": "torch's rms_norm backward forms (mean(x²) + eps)^(-3/2) unscaled: it "
+        "underflows to 0 for max|x| above ~1e103, dropping the projection term of dx (measured "
+        "1.5e14·(16·ε64) at 1e120)",
         "S06.rule.grad-error": "torch's logsumexp backward is g · exp(x − logsumexp(x)): the rounding of "
         "logsumexp (|y|·ε64) enters every softmax weight, ~4,000·ε64 at |x| ~ 1e4",
     }
