@@ -303,7 +303,7 @@ def test_failure_rows_all_have_generators() -> None:
 @pytest.mark.spec("S08.fail.eps")
 @given(eps=st.floats(5e-324, 1e300), n=st.integers(1, 4))
 def test_every_finite_positive_eps_is_accepted(engine: Engine, eps: float, n: int) -> None:
-    """The boundary: every finite eps > 0 from the smallest subnormal (int too) is accepted, finite results."""
+    """The boundary: every finite eps > 0 from the smallest subnormal (int too) is accepted, finite."""
     require(engine, "tensor.param-errors", "S08.fail.eps")
     for value in (eps, max(1, int(min(eps, 1e6)))):
         out, grads = engine.tensor_vjp_with("rms_norm", [np.ones(n), np.ones(n)], np.ones(n), {"eps": value})
