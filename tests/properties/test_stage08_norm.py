@@ -261,24 +261,35 @@ def test_reference_is_stable_across_the_float_range(engine: Engine, case: dict[s
     eps=s.log_eps,
 )
 def test_unscaled_squares_violate_the_bound(
-    scale: int, units: list[float], signs: list[bool], eps: float
+    engine: Engine, scale: int, units: list[float], signs: list[bool], eps: float
 ) -> None:
     """x / sqrt(mean(x²) + eps) without scaling: x² overflows from |x| = 1.4e154 (y = 0), out of bound."""
+    require(engine, "tensor.rms_norm", STABILITY.id)
     x = np.asarray([[u * 10.0**scale * (1 if sign else -1) for u, sign in zip(units, signs)]])
     gain = np.ones(x.shape[-1])
     oracle = rms_case(x, gain, eps, np.ones(x.shape))
-    assert excess(naive_rms_norm(x, gain, eps), *oracle["rms_norm"], STABILITY["k"]) > 1.0
+    value, _ = call(engine, {"x": x, "gain": gain, "eps": eps, "upstream": np.ones(x.shape)})
+    assert (True, False) == (
+        excess(value, *oracle["rms_norm"], STABILITY["k"]) <= 1.0,
+        excess(naive_rms_norm(x, gain, eps), *oracle["rms_norm"], STABILITY["k"]) <= 1.0,
+    )
 
 
 @pytest.mark.spec("S08.rule.stability")
 @given(case=s.rms_case(eps=s.log_eps), factor=st.floats(0.25, 4))
-def test_eps_outside_the_sqrt_violates_the_bound(case: dict[str, Any], factor: float) -> None:
-    """x / (sqrt(mean(x²)) + eps): where mean(x²) is near eps (here ms = factor²·eps) the bound rejects it."""
+def test_eps_outside_the_sqrt_violates_the_bound(engine: Engine, case: dict[str, Any], factor: float) -> None:
+    """x / (sqrt(mean(x²)) + eps): where mean(x²) is near eps (here ms = factor²·eps) the bound rejects it,
+    and the engine meets it."""
+    require(engine, "tensor.rms_norm", STABILITY.id)
     n = case["gain"].shape[0]
     x = np.full((1, n), factor * np.sqrt(case["eps"]))
     gain = np.ones(n)
     oracle = rms_case(x, gain, case["eps"], np.ones((1, n)))
-    assert excess(eps_outside_rms_norm(x, gain, case["eps"]), *oracle["rms_norm"], STABILITY["k"]) > 1.0
+    value, _ = call(engine, {"x": x, "gain": gain, "eps": case["eps"], "upstream": np.ones((1, n))})
+    assert (True, False) == (
+        excess(value, *oracle["rms_norm"], STABILITY["k"]) <= 1.0,
+        excess(eps_outside_rms_norm(x, gain, case["eps"]), *oracle["rms_norm"], STABILITY["k"]) <= 1.0,
+    )
 
 
 FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
