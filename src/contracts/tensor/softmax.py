@@ -10,6 +10,7 @@ specs/stage06_softmax.toml, with softmax recomputed from x (never from a rounded
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 from typing import Any, ClassVar, NamedTuple
 
@@ -148,7 +149,7 @@ class CrossEntropy(Op):
 
     def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
         (x,) = arrays
-        batch = x.size // x.shape[-1]
+        batch = math.prod(x.shape[:-1])  # B: the batch size (1 for 1-D logits)
         onehot = one_hot(xp, self.targets, int(x.shape[-1]))
         yield g * (softmax_of(xp, x, x.ndim - 1) - onehot) / batch  # (softmax − onehot) / B
 
