@@ -254,6 +254,19 @@ def test_reference_is_stable_across_the_float_range(engine: Engine, case: dict[s
 
 
 @pytest.mark.spec("S08.rule.stability")
+@given(case=s.rms_case(eps=s.log_eps), scales=st.lists(st.integers(-300, 300), min_size=2, max_size=2))
+def test_each_row_is_scaled_by_its_own_magnitude(
+    engine: Engine, case: dict[str, Any], scales: list[int]
+) -> None:
+    """Rows of one batch at scales up to 1e600 apart (1e-300 and 1e300) are each within the bound."""
+    require_reference(engine, STABILITY.id)
+    n = case["gain"].shape[0]
+    units = np.where(np.arange(n) % 2 == 0, 1.0, -0.5)
+    x = np.stack([units * 10.0**k for k in scales])
+    assert_within_stability_bound(engine, {**case, "x": x, "upstream": np.ones(x.shape)})
+
+
+@pytest.mark.spec("S08.rule.stability")
 @given(
     scale=st.integers(155, 300),
     units=st.lists(st.floats(1, 4), min_size=1, max_size=5),

@@ -139,8 +139,8 @@ class CrossEntropy(Op):
 
     def losses(self, xp: Any, x: Any) -> tuple[Any, Parts]:
         parts = stable_parts(xp, x, x.ndim - 1)
-        picked = xp.sum(one_hot(xp, self.targets, int(x.shape[-1])) * parts.z, axis=-1, keepdims=True)
-        return parts.lse_shift - picked, parts  # each L − z[target] >= 0: no cancellation
+        onehot = one_hot(xp, self.targets, int(x.shape[-1]))
+        return xp.sum(onehot * (parts.lse_shift - parts.z), axis=-1), parts  # L − z[t] >= 0: no cancellation
 
     def forward(self, xp: Any, *arrays: Any) -> Any:
         (x,) = arrays
