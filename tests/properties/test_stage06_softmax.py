@@ -12,8 +12,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contracts.engines import Engine
+from contracts.errors import ShapeError
 from contracts.spec import SpecRow
 from contracts.tensor.engine_ops import reference_tensor_vjp_with
+from contracts.tensor.reductions import Max, Sum
+from contracts.tensor.softmax import LogSumExp, Softmax
 from tests import strategies as s
 from tests.spec_rows import params, require, row, rows
 from tests.stage06_cases import refuse_with, spec_vjp_with
@@ -187,3 +190,27 @@ def test_row_constants_name_the_op_parameters() -> None:
     """The spec rows' constants are exactly the parameters the tests pass (axis, or targets as t)."""
     assert {"t"} == set(row("S06.grad.cross-entropy")["constants"])
     assert [{"axis"}] * 5 == [set(r["constants"]) for r in GRADIENT_ROWS if r["op"] != "cross_entropy"]
+
+
+@pytest.mark.spec("S06.fail.empty-axis")
+@pytest.mark.parametrize("shape", [(0, 3), (2, 0, 3), (0, 2, 3), (1, 2, 0, 2)])
+def test_cross_entropy_refuses_every_empty_batch_axis(engine: Engine, shape: tuple[int, ...]) -> None:
+    """An empty batch axis anywhere (the mean would have no element) is refused, naming that axis."""
+    require(engine, "tensor.param-errors", "S06.fail.empty-axis")
+    empty = shape.index(0)
+    message = f"cross_entropy: axis {empty} of shape {shape} is empty (size 0); it needs an element"
+    with pytest.raises(ShapeError) as raised:
+        engine.tensor_vjp_with(
+            "cross_entropy", [np.ones(shape)], None, {"targets": np.zeros(shape[:-1], int)}
+        )
+    assert message == str(raised.value)
+
+
+@pytest.mark.spec("S06.grad.sum", "S06.grad.max", "S06.grad.logsumexp", "S06.grad.softmax")
+@given(case=s.axis_case())
+def test_out_shape_is_the_result_shape(engine: Engine, case: dict[str, Any]) -> None:
+    """Each axis op's shape rule (checked before any node) gives the shape its forward produces."""
+    require_reference(engine, "S06.grad.sum")
+    x, axis, keepdims = case["x"], case["axis"], case["keepdims"]
+    for op in (Sum(axis, keepdims), Max(axis, keepdims), LogSumExp(axis, keepdims), Softmax(axis)):
+        assert op.forward(np, x).shape == op.out_shape(x.shape)
