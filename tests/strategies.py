@@ -1352,3 +1352,153 @@ def budgeted_op(draw: st.DrawFn) -> dict[str, Any]:
 # An upstream gradient away from 1: a vector-Jacobian product is linear in it, so a spec gradient
 # that drops `g` differs from the engine's gradient scaled by it.
 upstream_scalars = st.floats(-4.0, 4.0, allow_nan=False).filter(lambda u: abs(u - 1.0) > 0.25)
+# ---------------------------------------------------------------- Stage 06/08: softmax family, rms_norm
+# (stage06 helper)
+
+SOFTMAX_SIDE = 5  # classes per slice <= 5 and batch <= 4 keep the mpmath references cheap
+
+
+@st.composite
+def axis_case(draw: st.DrawFn, elements: st.SearchStrategy[float] | None = None) -> dict[str, Any]:
+    """x of 1..3 dims with non-empty axes, an axis in [-ndim, ndim), keepdims, upstream of the kept shape."""
+    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=SOFTMAX_SIDE))
+    x = draw(float_arrays(shape, elements if elements is not None else st.floats(-4, 4)))
+    axis = draw(st.integers(-len(shape), len(shape) - 1))
+    kept = tuple(1 if i == axis % len(shape) else size for i, size in enumerate(shape))
+    upstream = draw(float_arrays(kept, st.floats(-2, 2)))
+    return {"x": x, "axis": axis, "keepdims": draw(st.booleans()), "kept": kept, "upstream": upstream}
+
+
+def distinct_max(case: dict[str, Any]) -> bool:
+    """The max along the axis is unique and at least 1/4 above the rest (no tie within a step)."""
+    x = np.moveaxis(case["x"], case["axis"], -1)
+    if x.shape[-1] == 1:
+        return True
+    top = np.sort(x, axis=-1)
+    return bool(np.all(top[..., -1] - top[..., -2] >= 0.25))
+
+
+@st.composite
+def ce_case(draw: st.DrawFn, elements: st.SearchStrategy[float] | None = None) -> dict[str, Any]:
+    """logits (batch..., classes) with 0..2 batch axes and integer targets of the batch shape."""
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=2))
+    classes = draw(st.integers(1, SOFTMAX_SIDE))
+    x = draw(float_arrays((*batch, classes), elements if elements is not None else st.floats(-4, 4)))
+    targets = draw(hnp.arrays(np.int64, batch, elements=st.integers(0, classes - 1)))
+    return {"x": x, "targets": targets}
+
+
+@st.composite
+def wide_logits(draw: st.DrawFn, axis_last: bool = True) -> dict[str, Any]:
+    """Logits for the error bounds: |x| <= 1e4, spreads from 1e-3 to 1e4, some elements tied at the max,
+    in a (batch <= 3, classes <= 5) array, and an upstream |g| <= 2."""
+    batch = draw(st.integers(1, 3))
+    classes = draw(st.integers(1, SOFTMAX_SIDE))
+    center = draw(st.floats(-1e4, 1e4))
+    spread = draw(st.sampled_from([1e-3, 0.5, 1.0, 10.0, 40.0, 100.0, 700.0, 800.0, 1e4]))
+    offsets = draw(float_arrays((batch, classes), st.floats(-1, 1)))
+    x = np.clip(center + offsets * spread, -1e4, 1e4)
+    upstream = draw(float_arrays((batch, classes), st.floats(-2, 2)))
+    targets = draw(hnp.arrays(np.int64, (batch,), elements=st.integers(0, classes - 1)))
+    return {"x": x, "upstream": upstream, "targets": targets}
+
+
+@st.composite
+def rms_case(
+    draw: st.DrawFn, scales: tuple[int, int] = (-1, 1), eps: st.SearchStrategy[float] | None = None
+) -> dict[str, Any]:
+    """x (batch <= 3 rows of n <= 5) scaled by 10^k, k in scales, gain |w| <= 2, eps, upstream |g| <= 2."""
+    batch = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3))
+    n = draw(st.integers(1, SOFTMAX_SIDE))
+    scale = 10.0 ** draw(st.one_of(st.sampled_from(scales), st.integers(*scales)))  # the ends, then any
+    x = draw(float_arrays((*batch, n), st.floats(-4, 4))) * scale
+    gain = draw(float_arrays((n,), st.floats(-2, 2)))
+    upstream = draw(float_arrays((*batch, n), st.floats(-2, 2)))
+    value = draw(eps if eps is not None else st.floats(1e-3, 1.0))
+    return {"x": x, "gain": gain, "eps": value, "upstream": upstream}
+
+
+log_eps = st.integers(-12, 0).map(lambda k: 10.0**k)
+
+AXIS_OPS = ("sum", "max", "logsumexp", "softmax", "log_softmax")
+
+
+@st.composite
+def axis_out_of_range(draw: st.DrawFn) -> dict[str, Any]:
+    """An axis op with an axis outside [-ndim, ndim), or cross_entropy / rms_norm of a 0-d input."""
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=3))
+    ndim = len(shape)
+    which = draw(st.sampled_from([*AXIS_OPS, "cross_entropy", "rms_norm"]))
+    if which == "cross_entropy":
+        return {"op": which, "inputs": [np.ones(())], "params": {"targets": np.asarray(0)}}
+    if which == "rms_norm":
+        return {"op": which, "inputs": [np.ones(()), np.ones(1)], "params": {"eps": 1e-6}}
+    axis = draw(st.one_of(st.integers(ndim, ndim + 3), st.integers(-ndim - 3, -ndim - 1)))
+    return {"op": which, "inputs": [np.ones(shape)], "params": {"axis": axis}}
+
+
+@st.composite
+def axis_of_wrong_type(draw: st.DrawFn) -> dict[str, Any]:
+    axis = draw(st.sampled_from([1.0, 0.0, True, False, "0", None]))
+    return {"op": draw(st.sampled_from(AXIS_OPS)), "inputs": [np.ones((2, 2))], "params": {"axis": axis}}
+
+
+@st.composite
+def empty_axis(draw: st.DrawFn) -> dict[str, Any]:
+    """An op over an axis of size 0 (cross_entropy: empty classes or an empty batch axis)."""
+    shape = list(draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=3)))
+    axis = draw(st.integers(0, len(shape) - 1))
+    which = draw(st.sampled_from([*AXIS_OPS, "cross_entropy", "rms_norm"]))
+    if which == "rms_norm":
+        shape[-1] = 0
+        return {"op": which, "inputs": [np.ones(shape), np.ones(0)], "params": {"eps": 1e-6}}
+    shape[axis] = 0
+    if which == "cross_entropy":
+        targets = np.zeros(shape[:-1], dtype=np.int64)
+        return {"op": which, "inputs": [np.ones(shape)], "params": {"targets": targets}}
+    negative = draw(st.booleans())  # the same axis counted from the end
+    return {
+        "op": which,
+        "inputs": [np.ones(shape)],
+        "params": {"axis": axis - len(shape) if negative else axis},
+    }
+
+
+@st.composite
+def bad_targets(draw: st.DrawFn, kind: str) -> dict[str, Any]:
+    """cross_entropy with targets of a float/bool dtype, out of [0, classes), or of the wrong shape."""
+    case = draw(ce_case())
+    batch = case["x"].shape[:-1]
+    classes = case["x"].shape[-1]
+    if kind == "dtype":
+        dtype = draw(st.sampled_from([np.float64, np.float32, np.bool_]))
+        targets = case["targets"].astype(dtype)
+    elif kind == "range":
+        targets = case["targets"].copy()
+        bad = draw(st.one_of(st.integers(classes, classes + 5), st.integers(-5, -1)))
+        targets.reshape(-1)[draw(st.integers(0, targets.size - 1))] = bad  # a view of the copy
+    else:
+        other = draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=3).filter(lambda s: s != batch))
+        targets = np.zeros(other, dtype=np.int64)
+    return {"op": "cross_entropy", "inputs": [case["x"]], "params": {"targets": targets}}
+
+
+@st.composite
+def bad_eps(draw: st.DrawFn, kind: str) -> dict[str, Any]:
+    if kind == "value":
+        eps: Any = draw(
+            st.one_of(
+                st.floats(max_value=0.0), st.sampled_from([float("nan"), float("inf"), -float("inf"), 0, -1])
+            )
+        )
+    else:
+        eps = draw(st.sampled_from([True, False, "1e-6", None, [1e-6], np.float32(1e-6)]))
+    n = draw(st.integers(1, 4))
+    return {"op": "rms_norm", "inputs": [np.ones((2, n)), np.ones(n)], "params": {"eps": eps}}
+
+
+@st.composite
+def bad_gain(draw: st.DrawFn) -> dict[str, Any]:
+    x_shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4))
+    gain = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=4).filter(lambda s: s != x_shape[-1:]))
+    return {"op": "rms_norm", "inputs": [np.ones(x_shape), np.ones(gain)], "params": {"eps": 1e-6}}

@@ -295,7 +295,9 @@ def test_usage_and_unknown_command_in_full(capsys: pytest.CaptureFixture[str]) -
     assert USAGE * 3 == capsys.readouterr().out
     assert 2 == main(["verfy", "x"])
     assert ("", f"contracts: unknown command 'verfy'\n\n{USAGE}\n") == capsys.readouterr()
-    assert USAGE.startswith("usage: contracts COMMAND [options]\n\ncommands:\n  verify         run the spec suite")
+    assert USAGE.startswith(
+        "usage: contracts COMMAND [options]\n\ncommands:\n  verify         run the spec suite"
+    )
 
 
 def test_version_in_full(capsys: pytest.CaptureFixture[str]) -> None:

@@ -141,6 +141,7 @@ def test_base_engine_names_what_it_does_not_implement() -> None:
         "tensor_program_vjp": lambda: engine.tensor_program_vjp(
             [("exp", (0,), ())], [np.zeros(1)], np.ones(1)
         ),
+        "tensor_vjp_with": lambda: engine.tensor_vjp_with("sum", [np.zeros(1)], None, {"axis": 0}),
     }
     for method, call in calls.items():
         with pytest.raises(NotImplementedError, match=f"^bare: {method}$"):
@@ -188,6 +189,14 @@ def test_torch_edges() -> None:
     )
     with pytest.raises(ValueError, match=r"torch engine: op must be one of .*, got 'tanh'"):
         engine.tensor_vjp("tanh", [np.zeros(1)], None)
+    with pytest.raises(
+        ValueError,
+        match=re.escape(
+            "torch engine: op must be one of ['cross_entropy', 'log_softmax', 'logsumexp', 'max', "
+            "'rms_norm', 'softmax', 'sum'], got 'add'"
+        ),
+    ):
+        engine.tensor_vjp_with("add", [np.zeros(1)], None, {})
 
 
 # op -> (inputs, constants, value, grads), worked by hand; every value is exact in float64
@@ -257,6 +266,8 @@ def test_capability_names() -> None:
     """The capability names adapters declare (the protocol), and what the reference provides: all."""
     scalar = {f"scalar.{op}" for op in ("add", "sub", "mul", "div", "neg", "pow", "relu", "exp", "log")}
     tensor = {f"tensor.{op}" for op in ("add", "multiply", "maximum", "exp", "log", "matmul", "relu")}
+    tensor |= {f"tensor.{op}" for op in ("sum", "max", "logsumexp", "softmax", "log_softmax")}
+    tensor |= {"tensor.cross_entropy", "tensor.rms_norm", "tensor.param-errors"}
     assert scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.domain"} == SCALAR
     assert tensor | {"tensor.shape-errors"} == TENSOR
     assert {"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"} == CONTRACT_FAMILIES
@@ -333,7 +344,9 @@ def test_micrograd_declares_what_it_lacks_and_why() -> None:
 def test_torch_declares_what_it_lacks_and_why() -> None:
     """torch's capabilities, and the reason each missing one gives in the report."""
     engine = load_engine_or_skip("torch", "torch")
-    assert (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors"}) | PROGRAMS == engine.capabilities
+    assert (SCALAR - {"scalar.domain"}) | (
+        TENSOR - {"tensor.shape-errors", "tensor.param-errors"}
+    ) | PROGRAMS == engine.capabilities
     lacks = {c: engine.lacks(c) for c in SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS}
     expected: dict[str, str | None] = dict.fromkeys(engine.capabilities)
     expected |= {
@@ -341,6 +354,9 @@ def test_torch_declares_what_it_lacks_and_why() -> None:
         "exp(710) = inf and 1/0 = inf instead of refusing the operation)",
         "tensor.shape-errors": "torch does not provide tensor.shape-errors (torch raises its own "
         "RuntimeError (its own message) from inside the op, not ShapeError before a node exists)",
+        "tensor.param-errors": "torch does not provide tensor.param-errors (torch raises its own IndexError "
+        "or RuntimeError for a bad dim, target or weight shape, and computes with eps <= 0 or nan (giving "
+        "inf or nan) instead of refusing)",
     }
     expected |= {c: f"torch does not provide {c} ({REFERENCE_ONLY})" for c in CONTRACT_FAMILIES}
     assert expected == lacks

@@ -36,7 +36,14 @@ SCALAR = frozenset(f"scalar.{op}" for op in SCALAR_OPS) | {
     "scalar.domain",  # log of x <= 0, exp overflow, ... refused before a node exists
 }
 TENSOR_OPS = ("add", "multiply", "maximum", "exp", "log", "matmul", "relu")
-TENSOR = frozenset(f"tensor.{op}" for op in TENSOR_OPS) | {"tensor.shape-errors"}
+# Stage 06/08 ops with parameters, run through tensor_vjp_with: axis (int) and keepdims (bool) for
+# sum, max, logsumexp; axis for softmax, log_softmax; targets (an int64 array of the batch shape) for
+# cross_entropy; eps (float) for rms_norm (inputs x and gain).
+TENSOR_PARAM_OPS = ("sum", "max", "logsumexp", "softmax", "log_softmax", "cross_entropy", "rms_norm")
+TENSOR = frozenset(f"tensor.{op}" for op in TENSOR_OPS + TENSOR_PARAM_OPS) | {
+    "tensor.shape-errors",
+    "tensor.param-errors",  # bad axis, targets, eps or gain refused (typed, named) before any node
+}
 # Reference-only families: exercised through the reference implementation's own types.
 # Why an adapter of another engine lacks the reference-only families.
 REFERENCE_ONLY = "a reference-only family: its tests exercise this project's own types, not the engine"
@@ -124,6 +131,12 @@ class Engine:
         upstream; the output and d(sum(upstream * out))/d(leaf) for each leaf (zeros where out does not
         depend on it)."""
         raise NotImplementedError(f"{self.name}: tensor_program_vjp")
+
+    def tensor_vjp_with(
+        self, op: str, inputs: Sequence[Array], upstream: Array | None, params: Mapping[str, Any]
+    ) -> tuple[Array, tuple[Array, ...]]:
+        """tensor_vjp for an op of TENSOR_PARAM_OPS; params holds its non-differentiable arguments."""
+        raise NotImplementedError(f"{self.name}: tensor_vjp_with")
 
 
 # A program is a DAG as plain data: node i < len(leaves) is leaf i; instruction j makes node

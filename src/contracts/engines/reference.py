@@ -76,3 +76,10 @@ class ReferenceEngine(Engine):
         return to_numpy(out.data), tuple(
             np.zeros(node.shape) if node.grad is None else to_numpy(node.grad) for node in nodes
         )
+
+    def tensor_vjp_with(
+        self, op: str, inputs: Sequence[Any], upstream: Any, params: Mapping[str, Any]
+    ) -> tuple[Any, tuple[Any, ...]]:
+        from contracts.tensor.engine_ops import reference_tensor_vjp_with
+
+        return reference_tensor_vjp_with(op, inputs, upstream, params)

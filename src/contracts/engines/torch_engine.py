@@ -38,6 +38,24 @@ TENSOR_FORMS: dict[str, Callable[..., Any]] = {
 }
 
 
+def param_forms(torch: Any) -> dict[str, Callable[..., Any]]:
+    """The Stage 06/08 ops with parameters as torch calls (F = torch.nn.functional)."""
+    functional = torch.nn.functional
+    return {
+        "sum": lambda x, axis, keepdims=False: x.sum(dim=axis, keepdim=keepdims),
+        # torch.max(dim) sends the gradient to the index it returns: the first maximal element
+        "max": lambda x, axis, keepdims=False: torch.max(x, dim=axis, keepdim=keepdims).values,
+        "logsumexp": lambda x, axis, keepdims=False: torch.logsumexp(x, dim=axis, keepdim=keepdims),
+        "softmax": lambda x, axis: functional.softmax(x, dim=axis),
+        "log_softmax": lambda x, axis: functional.log_softmax(x, dim=axis),
+        # F.cross_entropy reads classes on dim 1: flatten the batch axes, the mean is the same
+        "cross_entropy": lambda x, targets: functional.cross_entropy(
+            x.reshape(-1, x.shape[-1]), torch.as_tensor(np.asarray(targets), dtype=torch.int64).reshape(-1)
+        ),
+        "rms_norm": lambda x, gain, eps: functional.rms_norm(x, (x.shape[-1],), weight=gain, eps=eps),
+    }
+
+
 def import_torch() -> Any:
     """The torch module, or MissingExtraError naming the extra that installs it."""
     try:
@@ -50,19 +68,30 @@ def import_torch() -> Any:
 class TorchEngine(Engine):
     name: ClassVar[str] = "torch"
     capabilities: ClassVar[frozenset[str]] = (
-        (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors"}) | PROGRAMS
+        (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors", "tensor.param-errors"}) | PROGRAMS
     )
     conventions: ClassVar[Mapping[str, str]] = {
         "T.rule.tie": "torch.maximum splits the gradient 0.5/0.5 between a and b where a == b; the spec "
         "gives all of it to the first argument",
         "T.fail.log-domain": "torch.log of an element <= 0 gives -inf or nan instead of raising",
         "T.fail.exp-overflow": "torch.exp of an element above 709.78 gives inf instead of raising",
+        "S06.rule.forward-error": "torch's log_softmax and cross_entropy take log(Σ exp(x − max)), not "
+        "log1p of the sum without the max's own 1, so the dominant class's log-probability loses its "
+        "relative "
+        "accuracy (log_softmax([0, −40])[0] is 0.0, exactly −4.25e-18): beyond 16·ε64",
+        "S08.rule.stability": "torch's rms_norm backward forms (mean(x²) + eps)^(-3/2) unscaled: it "
+        "underflows to 0 for max|x| above ~1e103, dropping the projection term of dx (measured "
+        "1.5e14·(16·ε64) at 1e120)",
+        "S06.rule.grad-error": "torch's logsumexp backward is g · exp(x − logsumexp(x)): the rounding of "
+        "logsumexp (|y|·ε64) enters every softmax weight, ~4,000·ε64 at |x| ~ 1e4",
     }
     lacking: ClassVar[Mapping[str, str]] = {
         "scalar.domain": "torch computes log(x <= 0) = nan or -inf, exp(710) = inf and 1/0 = inf "
         "instead of refusing the operation",
         "tensor.shape-errors": "torch raises its own RuntimeError (its own message) from inside the op, "
         "not ShapeError before a node exists",
+        "tensor.param-errors": "torch raises its own IndexError or RuntimeError for a bad dim, target or "
+        "weight shape, and computes with eps <= 0 or nan (giving inf or nan) instead of refusing",
         **dict.fromkeys(sorted(CONTRACT_FAMILIES), REFERENCE_ONLY),
     }
 
@@ -132,6 +161,19 @@ class TorchEngine(Engine):
         return to_array(out.detach()), tuple(
             np.zeros(node.shape) if node.grad is None else to_array(node.grad) for node in nodes
         )
+
+    def tensor_vjp_with(
+        self, op: str, inputs: Sequence[Array], upstream: Array | None, params: Mapping[str, Any]
+    ) -> tuple[Array, tuple[Array, ...]]:
+        forms = param_forms(self.torch)
+        check_op(op, tuple(forms))
+        leaves = [self.leaf(item) for item in inputs]
+        out = forms[op](*leaves, **params)
+        if upstream is None:
+            out.backward()
+        else:
+            out.backward(self.torch.from_numpy(float64(upstream)))
+        return to_array(out.detach()), tuple(to_array(leaf.grad) for leaf in leaves)
 
 
 def check_op(op: str, known: Sequence[str]) -> None:

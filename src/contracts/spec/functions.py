@@ -36,7 +36,9 @@ SCALAR: dict[str, Callable[..., Any]] = {
 }
 
 
-ARRAY_ONLY = frozenset({"matmul", "T"})
+# Stage 06/08 reductions (each keeps the reduced axis, size 1, so expressions broadcast), the first
+# maximal element's mask, a one-hot of integer targets along x's last axis, the batch size of x.
+ARRAY_ONLY = frozenset({"matmul", "T", "rsum", "rmax", "rmean", "firstmax", "onehot", "mean", "rows", "sqrt"})
 KNOWN = frozenset(SCALAR) | ARRAY_ONLY
 
 
@@ -51,4 +53,18 @@ def array_functions(xp: Any) -> dict[str, Callable[..., Any]]:
         "max": xp.maximum,
         "matmul": xp.matmul,
         "T": xp.matrix_transpose,
+        "rsum": lambda x, axis: xp.sum(x, axis=axis, keepdims=True),
+        "rmax": lambda x, axis: xp.max(x, axis=axis, keepdims=True),
+        "rmean": lambda x, axis: xp.mean(x, axis=axis, keepdims=True),
+        "firstmax": lambda x, axis: first_index_mask(xp, x, axis),
+        "onehot": lambda t, x: xp.astype(xp.expand_dims(t, axis=-1) == xp.arange(x.shape[-1]), x.dtype),
+        "mean": xp.mean,
+        "rows": lambda x: float(x.size // x.shape[-1]),
+        "sqrt": xp.sqrt,
     }
+
+
+def first_index_mask(xp: Any, x: Any, axis: int) -> Any:
+    """1 at the first index along axis where x equals its max (a cumulative count of maxima == 1)."""
+    is_max = xp.where(x == xp.max(x, axis=axis, keepdims=True), 1.0, 0.0)
+    return xp.where(xp.cumulative_sum(is_max, axis=axis) == 1, is_max, 0.0)

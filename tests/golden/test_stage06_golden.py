@@ -1,0 +1,117 @@
+"""Stage 06 goldens: the hand-computed examples of the spec rows (x = [0, ln 3] has softmax [1/4, 3/4]),
+through the spec's own expressions and through the engine; the refused hand cases."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from contracts.engines import Engine
+from contracts.spec import SpecRow
+from tests.spec_rows import example_params, require, row, rows
+from tests.stage06_cases import (
+    EPS64,
+    cross_entropy_case,
+    excess,
+    naive_cross_entropy,
+    naive_cross_entropy_grad,
+    naive_log_softmax,
+    naive_softmax,
+    refuse_with,
+    softmax_case,
+    spec_vjp_with,
+)
+
+GRADIENT_ROWS = rows(stage="06", kind="gradient")
+
+
+def prepared(example: dict[str, Any]) -> tuple[list[np.ndarray], np.ndarray | None, dict[str, Any]]:
+    inputs = [np.asarray(item, dtype=np.float64) for item in example["inputs"]]
+    upstream = example.get("upstream")
+    kwargs = dict(example["params"])
+    if "targets" in kwargs:
+        kwargs["targets"] = np.asarray(kwargs["targets"], dtype=np.int64)
+    return inputs, None if upstream is None else np.asarray(upstream, dtype=np.float64), kwargs
+
+
+def assert_example(actual: tuple[np.ndarray, tuple[np.ndarray, ...]], example: dict[str, Any]) -> None:
+    value, grads = actual
+    assert np.asarray(example["value"]) == pytest.approx(value.reshape(np.shape(example["value"])), rel=1e-12)
+    expected = [np.asarray(grad) for grad in example["grads"].values()]
+    assert len(expected) == len(grads)
+    for want, grad in zip(expected, grads, strict=True):
+        assert want == pytest.approx(grad, rel=1e-12, abs=1e-300)
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params(GRADIENT_ROWS))
+def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """Each hand case: the spec's expressions and the engine give its value and gradient."""
+    require(engine, f"tensor.{spec_row['op']}", spec_row.id)
+    inputs, upstream, kwargs = prepared(example)
+    assert_example(spec_vjp_with(spec_row, inputs, upstream, kwargs), example)
+    assert_example(engine.tensor_vjp_with(spec_row["op"], inputs, upstream, kwargs), example)
+
+
+@pytest.mark.parametrize(
+    ("spec_row", "example"), example_params([row("S06.rule.max-tie"), row("S06.rule.shift-path")])
+)
+def test_rule_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """Ties along the axis give everything to the first maximum; logits of ±1000 give finite exact values."""
+    require(engine, f"tensor.{example['op']}", spec_row.id)
+    inputs, upstream, kwargs = prepared(example)
+    assert_example(engine.tensor_vjp_with(example["op"], inputs, upstream, kwargs), example)
+
+
+NAIVE_FORWARD = {
+    "softmax": lambda x, t: naive_softmax(x, 0),
+    "log_softmax": lambda x, t: naive_log_softmax(x, 0),
+    "cross_entropy": naive_cross_entropy,
+}
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("S06.rule.forward-error")]))
+def test_forward_error_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """log_softmax([0, −40])[0] = −4.25e-18 and CE of a 40-logit margin (log(1 + δ) keeps δ via log1p),
+    softmax([800, 0]) = [1, 0]: the engine within the bound; the naive composition gives the example's
+    wrong value (0 or nan), outside it."""
+    require(engine, f"tensor.{example['op']}", spec_row.id)
+    inputs, _, kwargs = prepared(example)
+    (x,) = inputs
+    exact = np.asarray(example["exact"])
+    upstream = np.ones(x.shape) if example["op"] != "cross_entropy" else None
+    value, _ = engine.tensor_vjp_with(example["op"], inputs, upstream, kwargs)
+    assert exact == pytest.approx(value, rel=4 * EPS64, abs=0)
+    naive = NAIVE_FORWARD[example["op"]](x, kwargs.get("targets"))
+    assert np.ravel(example["naive"]).tolist() == pytest.approx(np.ravel(naive).tolist(), nan_ok=True)
+    oracle = (
+        cross_entropy_case(x, kwargs["targets"], 1.0)
+        if example["op"] == "cross_entropy"
+        else {op: (v.T, sc.T) for op, (v, sc) in softmax_case(x[np.newaxis], 1, np.ones((1, x.size))).items()}
+    )
+    exact_value, scale = oracle[example["op"]]
+    assert (True, False) == (
+        excess(value, exact_value.reshape(value.shape), scale.reshape(value.shape), spec_row["k"]) <= 1,
+        excess(naive, exact_value.reshape(value.shape), scale.reshape(value.shape), spec_row["k"]) <= 1,
+    )
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("S06.rule.grad-error")]))
+def test_grad_error_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """The CE gradient at an 800-logit margin is exactly [0, 0] (naive: nan); logsumexp's gradient at
+    [1e4, 1e4 − 1] is [1/(1 + e^-1), e^-1/(1 + e^-1)], within 16·ε64 of it."""
+    require(engine, f"tensor.{example['op']}", spec_row.id)
+    inputs, _, kwargs = prepared(example)
+    _, (grad,) = engine.tensor_vjp_with(example["op"], inputs, None, kwargs)
+    exact = np.asarray(example["exact"])
+    assert exact == pytest.approx(grad, rel=spec_row["k"] * EPS64, abs=0)
+    if "naive" in example:
+        naive = naive_cross_entropy_grad(inputs[0], kwargs["targets"])
+        assert np.ravel(example["naive"]).tolist() == pytest.approx(np.ravel(naive).tolist(), nan_ok=True)
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="06", kind="failure")))
+def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """Each refused hand case raises the row's exception and exact message, with no node created."""
+    refuse_with(engine, spec_row, example)
