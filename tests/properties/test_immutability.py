@@ -173,8 +173,8 @@ def test_refusal_messages_name_type_attribute_and_value(engine: Engine, value: i
     with pytest.raises(FrozenError) as wiring:
         del Value(1.0).parents
     assert [
-        f"Matrix: cannot assign [[{', '.join([str(value)] * 6)}, ...]] to attribute 'rows': a validated Matrix "
-        "is immutable after construction (build a new one)",
+        f"Matrix: cannot assign [[{', '.join([str(value)] * 6)}, ...]] to attribute 'rows': "
+        "a validated Matrix is immutable after construction (build a new one)",
         "Matrix: cannot delete attribute 'rows': a validated Matrix is immutable after construction "
         "(build a new one)",
         "Value: cannot delete attribute 'parents': a validated Value is immutable after construction "
