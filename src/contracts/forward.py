@@ -16,7 +16,7 @@ from typing import Protocol
 
 from contracts.checks import within_budget
 from contracts.errors import ParameterIdentityError, ShapeError
-from contracts.frozen import refuse_changes
+from contracts.frozen import refuse_assignment, refuse_deletion
 from contracts.seal import VALUE, ParameterRef, ParameterState, check_finite
 from contracts.shapes import Matrix, require_matrix
 from contracts.value import Value
@@ -56,8 +56,10 @@ class ModelForwardPlan:
         return self.steps[-1].output_shape
 
 
-refuse_changes(ForwardStep)
-refuse_changes(ModelForwardPlan)
+# the frozen dataclasses refuse with FrozenError too (their generated __init__ uses object.__setattr__)
+for _frozen in (ForwardStep, ModelForwardPlan):
+    setattr(_frozen, "__setattr__", refuse_assignment)  # noqa: B010
+    setattr(_frozen, "__delattr__", refuse_deletion)  # noqa: B010
 
 
 class Guarded(Protocol):

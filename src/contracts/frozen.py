@@ -49,9 +49,3 @@ class Frozen:
 
     def __delattr__(self, name: str) -> None:
         refuse_deletion(self, name)
-
-
-def refuse_changes(cls: type) -> None:
-    """Give a frozen dataclass the same typed refusals (its generated __init__ bypasses them)."""
-    setattr(cls, "__setattr__", refuse_assignment)  # noqa: B010
-    setattr(cls, "__delattr__", refuse_deletion)  # noqa: B010

@@ -17,7 +17,7 @@ from operator import attrgetter
 
 from contracts.checks import real_number
 from contracts.errors import ParameterIdentityError
-from contracts.frozen import Frozen, refuse_changes, set_fields
+from contracts.frozen import Frozen, refuse_assignment, refuse_deletion, set_fields
 from contracts.value import Value
 
 
@@ -33,7 +33,8 @@ class ParameterRef:
         return id(self.value)
 
 
-refuse_changes(ParameterRef)
+setattr(ParameterRef, "__setattr__", refuse_assignment)  # noqa: B010  (FrozenError, like Frozen)
+setattr(ParameterRef, "__delattr__", refuse_deletion)  # noqa: B010
 
 
 def check_distinct(refs: Sequence[ParameterRef], where: str) -> None:

@@ -48,16 +48,20 @@ def refuse_overflow(where: str, relation: str, result: object) -> NoReturn:
     )
 
 
-def read_only(name: str) -> property:
-    """A public name for the private slot _name: read in C, assignment and deletion refused."""
+def refuse_parents(owner: object, value: object) -> NoReturn:
+    refuse_assignment(owner, "parents", value)
 
-    def refuse_set(owner: object, value: object) -> NoReturn:
-        refuse_assignment(owner, name, value)
 
-    def refuse_del(owner: object) -> NoReturn:
-        refuse_deletion(owner, name)
+def refuse_local_grads(owner: object, value: object) -> NoReturn:
+    refuse_assignment(owner, "local_grads", value)
 
-    return property(attrgetter(f"_{name}"), refuse_set, refuse_del)
+
+def keep_parents(owner: object) -> NoReturn:
+    refuse_deletion(owner, "parents")
+
+
+def keep_local_grads(owner: object) -> NoReturn:
+    refuse_deletion(owner, "local_grads")
 
 
 class Value:
@@ -77,8 +81,9 @@ class Value:
         self._parents = parents
         self._local_grads = local_grads
 
-    parents = read_only("parents")
-    local_grads = read_only("local_grads")
+    # read in C (attrgetter); assignment and deletion refused
+    parents = property(attrgetter("_parents"), refuse_parents, keep_parents)
+    local_grads = property(attrgetter("_local_grads"), refuse_local_grads, keep_local_grads)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(data={self.data!r}, grad={self.grad!r})"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from contracts import CountingValue, Matrix, Value
 from contracts.engines import Engine
-from contracts.errors import FrozenError, ParameterIdentityError
+from contracts.errors import FrozenError, ParameterIdentityError, ShapeError
 from contracts.model import ModelPlan
 from contracts.tensor import Tensor, multiply
 from tests import strategies as s
@@ -180,3 +180,20 @@ def test_refusal_messages_name_type_attribute_and_value(engine: Engine, value: i
         "Value: cannot delete attribute 'parents': a validated Value is immutable after construction "
         "(build a new one)",
     ] == [str(assigned.value), str(deleted.value), str(wiring.value)]
+
+
+@pytest.mark.spec("S07.fail.output-shape")
+@given(tokens=st.integers(2, 3), width=st.integers(2, 3))
+def test_a_ragged_output_is_refused_naming_every_width(engine: Engine, tokens: int, width: int) -> None:
+    """A broken executor whose last row is one short: the postcondition names both widths."""
+    require(engine, "linear", "S07.fail.output-shape")
+    from tests.stage07_cases import broken_model, input_matrix
+
+    model = broken_model({"widths": [2, 3, width], "use_bias": False, "executor": "ragged-row"})
+    expected = (
+        f"MLP.forward postcondition: output shape ({tokens}, ragged widths [{width - 1}, {width}]) must "
+        f"equal the planned ({tokens}, {width})"
+    )
+    with pytest.raises(ShapeError) as raised:
+        model.forward(input_matrix(tokens, 2))
+    assert expected == str(raised.value)

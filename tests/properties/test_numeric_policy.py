@@ -196,3 +196,49 @@ def test_a_tensor_backward_that_overflows_writes_no_grad(engine: Engine, x: floa
     with pytest.raises(OverflowError, match=r"^Tensor\.backward: the gradient of .+ no \.grad was written$"):
         out.backward(np.ones(2))
     assert (before, None) == ([None if t.grad is None else t.grad.tolist() for t in (leaf, other)], out.grad)
+
+
+FORMS: dict[str, Callable[[Value, float], object]] = {
+    "__add__": lambda v, c: v + c,
+    "__radd__": lambda v, c: c + v,
+    "__sub__": lambda v, c: v - c,
+    "__rsub__": lambda v, c: c - v,
+    "__mul__": lambda v, c: v * c,
+    "__rmul__": lambda v, c: c * v,
+    "__truediv__": lambda v, c: v / c,
+    "__rtruediv__": lambda v, c: c / v,
+}
+
+
+# form -> (leaf data, number operand) whose result overflows (add and sub: both signs flipped together)
+OVERFLOWING = {
+    "__add__": (1.7e308, 1.7e308),
+    "__radd__": (1.7e308, 1.7e308),
+    "__sub__": (-1.7e308, 1.7e308),
+    "__rsub__": (-1.7e308, 1.7e308),
+    "__mul__": (1e300, 1e300),
+    "__rmul__": (1e300, 1e300),
+    "__truediv__": (1e300, 1e-300),
+    "__rtruediv__": (1e-300, 1e300),
+}
+
+
+@pytest.mark.spec("S03.fail.leaf-data", "S03.fail.result-overflow")
+@given(form=st.sampled_from(sorted(FORMS)), bad=s.non_finite_float, sign=st.sampled_from([1.0, -1.0]))
+def test_every_operator_form_names_itself(engine: Engine, form: str, bad: float, sign: float) -> None:
+    """A non-finite number operand and an overflowing result are refused naming the exact operator."""
+    require(engine, "scalar.value-api", "S03.fail.leaf-data")
+    with pytest.raises(ValueError, match=rf"^Value\.{form}: constant operand must be finite, got {bad!r}$"):
+        FORMS[form](Value(2.0), bad)
+    leaf, constant = OVERFLOWING[form]
+    with pytest.raises(OverflowError, match=rf"^Value\.{form}: .+ must be finite \(it overflows float64\)"):
+        FORMS[form](Value(sign * leaf), sign * constant if form.endswith(("add__", "sub__")) else constant)
+
+
+@pytest.mark.spec("T.fail.gradient-overflow")
+def test_a_result_node_is_named_by_its_op() -> None:
+    """op_name: a leaf is 'leaf', an op result its op's name (what a refusal message shows)."""
+    from contracts.tensor.tensor import op_name
+
+    leaf = Tensor([1.0], requires_grad=True)
+    assert ["leaf", "multiply", "add"] == [op_name(t) for t in (leaf, multiply(leaf, 2.0), add(leaf, 1.0))]
