@@ -27,9 +27,16 @@ SRC = str(Path(contracts.__file__).resolve().parents[1])
 SCHEMA = json.loads((ROOT / "specs" / "verify-report.schema.json").read_text(encoding="utf-8"))
 BROKEN = "tests.meta.broken_engines"
 
-pytestmark = pytest.mark.skipif(
-    "MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant"
-)
+
+# Runs in a child process see the installed package, never mutmut's mutants: under mutmut (which sets
+# MUTANT_UNDER_TEST) they would cost seconds per mutant for nothing. The checks before a run need no
+# child, so they run under mutmut too.
+def skip_under_mutmut() -> None:
+    if "MUTANT_UNDER_TEST" in os.environ:
+        pytest.skip("end to end: children see no mutant")
+
+
+children = pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant")
 
 # ---------------------------------------------------------------- static: every spec test is honest
 
@@ -51,6 +58,7 @@ def pytest_collection_finish(session):
 
 @pytest.fixture(scope="module")
 def collected(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+    skip_under_mutmut()
     scratch = tmp_path_factory.mktemp("engine-use")
     (scratch / "engine_use_collector.py").write_text(COLLECTOR, encoding="utf-8")
     out = scratch / "use.json"
@@ -122,6 +130,7 @@ RUNS: dict[str, list[str]] = {
 
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, dict[str, Any] | None]]:
+    skip_under_mutmut()
     scratch = tmp_path_factory.mktemp("honesty")
     with ThreadPoolExecutor(max_workers=len(RUNS)) as pool:
         futures = {
@@ -194,6 +203,7 @@ def test_one_engine_bug_seen_by_four_rows_is_one_cause(runs: dict[str, Any]) -> 
     assert all("caused by: KeyError: 'no promotion rule for a 1-D operand'" in m for m in messages)
 
 
+@children
 def test_table_reads_rows_and_causes(runs: dict[str, Any], tmp_path: Path) -> None:
     """The table and markdown reports say 'N rows, 1 cause' for the shared failure."""
     code = main(
@@ -219,6 +229,7 @@ def test_table_reads_rows_and_causes(runs: dict[str, Any], tmp_path: Path) -> No
     assert "cause 1: RuntimeError: matmul backward: 1-D operands are not supported" in text
 
 
+@children
 def test_wrong_gradient_is_labelled_engine_gave_spec_says(tmp_path: Path) -> None:
     """A wrong mul gradient reads 'engine gave <engine's>, spec says <spec's>', not pytest's reversed
     Obtained/Expected."""
@@ -235,6 +246,7 @@ def test_wrong_gradient_is_labelled_engine_gave_spec_says(tmp_path: Path) -> Non
     ]
 
 
+@children
 def test_repro_of_an_out_of_tree_adapter_works_from_another_directory(tmp_path: Path) -> None:
     """verify run beside an adapter outside the repository prints a repro that, pasted into a shell in
     an unrelated directory without PYTHONPATH, reruns the failing test and fails it again."""
@@ -323,6 +335,7 @@ def alive(pid: int) -> bool:
     return True
 
 
+@children
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_pytest_and_removes_temporary_files(tmp_path: Path, signum: int) -> None:
     """SIGTERM or SIGINT to verify while a test runs: pytest is stopped, the temporary directory is

@@ -410,3 +410,53 @@ def test_report_of_nothing_verified_fails() -> None:
         report([na, ok]).exit_code(),
         report([ok]).verified_any(),
     )
+
+
+def test_an_interrupted_run_stops_its_child(tmp_path: Path) -> None:
+    """SIGTERM while run_pytest waits: VerifyInterruptedError, and the child is stopped before it returns."""
+    import threading
+
+    from contracts.verify.runner import run_pytest
+
+    pid_file = tmp_path / "pid"
+    script = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(60)"
+
+    def interrupt_when_started() -> None:
+        for _ in range(600):
+            if pid_file.exists() and pid_file.read_text():
+                break
+            time.sleep(0.05)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    timer = threading.Thread(target=interrupt_when_started)
+    timer.start()
+    with pytest.raises(VerifyInterruptedError, match=r"^interrupted by SIGTERM"):
+        run_pytest(
+            [sys.executable, "-c", script], ROOT, tmp_path / "o.json", tmp_path / "log", progress=False
+        )
+    timer.join()
+    child = int(pid_file.read_text())
+    with pytest.raises(ProcessLookupError):
+        os.kill(child, 0)  # stopped and reaped
+
+
+def test_cause_lines_in_full() -> None:
+    """The table's cause block, whole: an exception shared by two rows and two tests (no test function),
+    then an assertion in one test function."""
+    from contracts.verify.formats import cause_lines
+
+    boom = "RuntimeError: boom"
+    rows = [
+        row_with("A.one", failing("t.py::test_a", boom)),
+        row_with("A.two", failing("t.py::test_b", boom), failing("t.py::test_c[x]", "assert 1 == 2")),
+    ]
+    report = Report({}, "s", "ci", 0, {}, rows, [], {}, [], 1, 0.0)
+    assert [
+        "failing rows by cause: 2 rows, 2 causes",
+        "  cause 1: RuntimeError: boom",
+        "    2 rows: A.one, A.two",
+        "    2 tests: t.py::test_a, t.py::test_b",
+        "  cause 2 in t.py::test_c: assert 1 == 2",
+        "    1 row: A.two",
+        "    1 test: t.py::test_c[x]",
+    ] == cause_lines(report, "  ")

@@ -102,10 +102,9 @@ def plural(count: int, word: str) -> str:
 
 
 def cause_lines(report: Report, indent: str) -> list[str]:
-    """The failing rows grouped by shared cause: 'N rows, M causes', then each cause with its rows."""
+    """The failing rows grouped by shared cause: 'N rows, M causes', then each cause with its rows
+    (called only when some row failed, so there is at least one cause)."""
     found = causes(report.rows)
-    if not found:
-        return []
     failing = {row_id for cause in found for row_id in cause.rows}
     lines = [f"failing rows by cause: {plural(len(failing), 'row')}, {plural(len(found), 'cause')}"]
     for number, cause in enumerate(found, 1):

@@ -66,7 +66,7 @@ def marked_ids(item: pytest.Item) -> list[str]:
 def reference_only_reason(item: pytest.Item) -> str | None:
     """The reason of the test's reference_only marker (None when it has none)."""
     marker = item.get_closest_marker(REFERENCE_ONLY_MARKER)
-    return None if marker is None else str(marker.args[0] if marker.args else "")
+    return None if marker is None else " ".join(str(arg) for arg in marker.args)
 
 
 def selected(spec_ids: Sequence[str], prefixes: Sequence[str]) -> bool:
