@@ -14,6 +14,7 @@ import pytest
 
 from contracts.engines import MissingExtraError, load_engine
 from contracts.engines.base import CONTRACT_FAMILIES, SCALAR, TENSOR, Engine
+from contracts.engines.modules import MODULE
 from tests.spec_rows import row
 
 
@@ -256,7 +257,7 @@ def test_capability_names() -> None:
     assert scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.domain"} == SCALAR
     assert tensor | {"tensor.shape-errors"} == TENSOR
     assert {"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"} == CONTRACT_FAMILIES
-    assert SCALAR | TENSOR | CONTRACT_FAMILIES == load_engine("reference").capabilities
+    assert SCALAR | TENSOR | CONTRACT_FAMILIES | MODULE == load_engine("reference").capabilities
 
 
 @pytest.mark.parametrize(
