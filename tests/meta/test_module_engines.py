@@ -363,3 +363,11 @@ def test_micrograd_identity_objects(micrograd_engine: Engine) -> None:
     assert id(first_weights) == id(returned)
     assert [v.data for v in first_weights] == [v.data for v in neurons[0].w]
     assert not {id(v) for v in first_weights} & {id(v) for v in neurons[0].w}
+
+
+def test_torch_mlp_init_roles(torch_engine: Engine) -> None:
+    """ModelPlan.mlp's roles on torch: fc1 standard (1/64), fc2 and fc3 He (2/64), within 15 %."""
+    state = torch_engine.module_state(torch_engine.module_mlp([64] * 4, False, InitSpec("normal", 1.0, 11)))
+    observed = [sample_variance(state[f"mlp.fc{k}.weight"].ravel().tolist()) for k in (1, 2, 3)]
+    for value, target in zip(observed, (1 / 64, 2 / 64, 2 / 64), strict=True):
+        assert abs(value - target) < 0.15 * target, observed

@@ -9,7 +9,9 @@ gradients left from the first call are added again and the leaves over-accumulat
 
 from __future__ import annotations
 
+import functools
 import gc
+import operator
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -164,16 +166,16 @@ class MicrogradEngine(Engine):
 
     def module_state(self, built: MicrogradModule) -> dict[str, Array]:
         return {
-            name: np.array([float(v.data) for v in values], dtype=np.float64).reshape(shape)
+            name: np.array([float(v.data) for v in values]).reshape(shape)
             for name, shape, values, _ in tensors(built)
         }
 
     def module_forward(self, built: MicrogradModule, inputs: Any) -> Array:
-        return np.array([[float(v.data) for v in row] for row in self.run(built, inputs)], dtype=np.float64)
+        return np.array([[float(v.data) for v in row] for row in self.run(built, inputs)])
 
     def run(self, built: MicrogradModule, inputs: Any) -> list[list[Any]]:
         """micrograd's module on each token row (it takes one input vector at a time)."""
-        outputs = [built.module([float(x) for x in row]) for row in np.asarray(inputs, dtype=np.float64)]
+        outputs = [built.module([float(x) for x in row]) for row in np.asarray(inputs)]
         # a 1-output layer returns a bare Value rather than a list of one
         return [[out] if isinstance(out, self.value_type) else list(out) for out in outputs]
 
@@ -184,7 +186,7 @@ class MicrogradEngine(Engine):
         )
 
     def module_sgd_step(self, built: MicrogradModule, inputs: Any, learning_rate: float) -> None:
-        loss = sum((v for row in self.run(built, inputs) for v in row), self.value_type(0.0))
+        loss = functools.reduce(operator.add, (v for row in self.run(built, inputs) for v in row))
         built.module.zero_grad()
         loss.backward()
         for parameter in built.module.parameters():

@@ -5,6 +5,8 @@ At module level it builds this project's own Embedding, Linear and MLP.
 
 from __future__ import annotations
 
+import functools
+import operator
 from collections.abc import Iterable, Mapping, Sequence
 from operator import attrgetter
 from typing import Any, ClassVar
@@ -84,17 +86,17 @@ class ReferenceEngine(Engine):
         )
 
     def module_state(self, module: Any) -> dict[str, Array]:
-        return {name: np.array(storage.data(), dtype=np.float64) for name, storage in tensors(module)}
+        return {name: np.array(storage.data()) for name, storage in tensors(module)}
 
     def module_forward(self, module: Any, inputs: Any) -> Array:
-        return np.array(self.run(module, inputs).data(), dtype=np.float64)
+        return np.array(self.run(module, inputs).data())
 
     def run(self, module: Any, inputs: Any) -> Matrix:
         """One forward of this project's module: token ids, or a (T, C_in) array as a Matrix."""
         if isinstance(module, Embedding):
             return module.forward(inputs)
         model: Linear | MLP = module
-        return model.forward(Matrix(np.asarray(inputs, dtype=np.float64).tolist()))
+        return model.forward(Matrix(np.asarray(inputs).tolist()))
 
     def module_identities(self, module: Any) -> tuple[ParameterIdentity, ...]:
         return tuple(
@@ -104,7 +106,7 @@ class ReferenceEngine(Engine):
 
     def module_sgd_step(self, module: Any, inputs: Any, learning_rate: float) -> None:
         parameters = [value for _, storage in tensors(module) for value in values_of(storage)]
-        loss = sum(self.run(module, inputs).values(), Value(0.0))
+        loss = functools.reduce(operator.add, self.run(module, inputs).values())
         for parameter in parameters:
             parameter.grad = 0.0
         loss.backward()
