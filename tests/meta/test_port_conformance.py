@@ -45,6 +45,9 @@ EXPECTED = {
     },
 }
 
+# The statistical init tests (the slowest, 4096 draws per seed) read no count, name, identity or graph
+# node, which is all these adapters break; every other port test runs.
+SELECTION = "not init_sample_variance and not layer_roles and not init_statistical"
 # Each session runs the port suite once more (~seconds): not per mutant (mutmut sets MUTANT_UNDER_TEST).
 pytestmark = pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ, reason="whole sessions per mutant")
 
@@ -83,6 +86,8 @@ def run_port_suite(engine: str) -> RowOutcomes:
             "-p",
             "no:cacheprovider",
             "--no-header",
+            "-k",
+            SELECTION,
             "-o",
             "addopts=",
         ],
@@ -94,7 +99,8 @@ def run_port_suite(engine: str) -> RowOutcomes:
 
 @pytest.mark.parametrize("engine", sorted(EXPECTED))
 def test_broken_module_adapter_fails_exactly_its_rows(engine: str) -> None:
-    """Each broken module adapter fails the rows it breaks; every other port row passes or is n/a."""
+    """Each broken module adapter fails the rows it breaks; every other port row (outside the
+    statistical init tests) passes or is n/a."""
     outcomes = run_port_suite(engine)
     assert EXPECTED[engine] == outcomes.failed()
     assert {"passed"} <= set().union(*outcomes.outcomes.values())
