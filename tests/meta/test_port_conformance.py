@@ -7,6 +7,7 @@ import os
 from collections import defaultdict
 
 import pytest
+from hypothesis import settings
 
 BROKEN = "tests.meta.broken_module_engines"
 PORT_TESTS = (
@@ -74,25 +75,29 @@ class RowOutcomes:
 
 def run_port_suite(engine: str) -> RowOutcomes:
     plugin = RowOutcomes()
-    code = pytest.main(
-        [
-            *PORT_TESTS,
-            "--impl",
-            f"{BROKEN}:{engine}",
-            "--hypothesis-profile=mutation",
-            "-q",
-            "-p",
-            "no:randomly",
-            "-p",
-            "no:cacheprovider",
-            "--no-header",
-            "-k",
-            SELECTION,
-            "-o",
-            "addopts=",
-        ],
-        plugins=[plugin],
-    )
+    profile = settings.get_current_profile_name()
+    try:
+        code = pytest.main(
+            [
+                *PORT_TESTS,
+                "--impl",
+                f"{BROKEN}:{engine}",
+                "--hypothesis-profile=mutation",
+                "-q",
+                "-p",
+                "no:randomly",
+                "-p",
+                "no:cacheprovider",
+                "--no-header",
+                "-k",
+                SELECTION,
+                "-o",
+                "addopts=",
+            ],
+            plugins=[plugin],
+        )
+    finally:  # the inner session loads its own hypothesis profile: give the outer one back
+        settings.load_profile(profile)
     assert pytest.ExitCode.TESTS_FAILED == code
     return plugin
 
