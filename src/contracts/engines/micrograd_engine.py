@@ -143,7 +143,7 @@ class MicrogradEngine(Engine):
         self, in_features: int, out_features: int, use_bias: bool, init: InitSpec | None = None
     ) -> MicrogradModule:
         check_buildable(use_bias, init)
-        layer = self.nn.Layer(in_features, out_features, nonlin=False)
+        layer = self.nn.MLP(in_features, [out_features]).layers[0]  # an MLP's last layer is linear
         return MicrogradModule(layer, (("fc1", layer),))
 
     def module_mlp(

@@ -151,7 +151,7 @@ class TorchEngine(Engine):
     def run(self, built: TorchModule, inputs: Any) -> Any:
         """A torch port's forward: token rows + position rows 0..T-1, or the module on a float64 tensor."""
         torch = self.torch
-        if built.kind == "embedding":
+        if built.embedding:
             ids = torch.tensor(inputs)  # what a port does with a Python list of ids
             return built.module["token"](ids) + built.module["position"](torch.arange(len(ids)))
         return built.module(torch.from_numpy(float64(inputs)))
@@ -218,9 +218,9 @@ def to_array(tensor: Any) -> Array:
 class TorchModule:
     """A torch module (float64) and the map from torch's parameter names to the seeds' names."""
 
-    kind: str
     module: Any
     names: Mapping[str, str]
+    embedding: bool = False  # token and position tables, run on token ids
 
 
 class TorchModules:
@@ -237,7 +237,7 @@ class TorchModules:
                 "position": self.nn.Embedding(context_length, width, dtype=self.torch.float64),
             }
         )
-        return TorchModule("embedding", tables, EMBEDDING_NAMES)
+        return TorchModule(tables, EMBEDDING_NAMES, embedding=True)
 
     def linear(
         self, in_features: int, out_features: int, use_bias: bool, init: InitSpec | None
@@ -245,7 +245,7 @@ class TorchModules:
         layer = self.nn.Linear(in_features, out_features, bias=use_bias, dtype=self.torch.float64)
         if init is not None:
             self.apply_init(layer, init, self.generator(init))
-        return TorchModule("linear", layer, {"weight": "fc1.weight", "bias": "fc1.bias"})
+        return TorchModule(layer, {"weight": "fc1.weight", "bias": "fc1.bias"})
 
     def mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None) -> TorchModule:
         modules: list[Any] = []
@@ -260,7 +260,7 @@ class TorchModules:
             names[f"{len(modules)}.weight"] = f"mlp.fc{index + 1}.weight"
             names[f"{len(modules)}.bias"] = f"mlp.fc{index + 1}.bias"
             modules.append(layer)
-        return TorchModule("mlp", self.nn.Sequential(*modules), names)
+        return TorchModule(self.nn.Sequential(*modules), names)
 
     def generator(self, init: InitSpec) -> Any:
         return self.torch.Generator().manual_seed(init.seed)
