@@ -173,18 +173,23 @@ def test_linear_battery(engine: Engine, use_bias: bool) -> None:
         engine.module_state(module)["fc1.weight"], values["fc1.weight"] - 1.0 * x.sum(axis=0), rtol=1e-12
     )
     for name in names:
+        values = engine.module_state(module)
         kept = engine.module_replace_parameter(module, name)
         assert [name] == identity_changes(before, engine.module_identities(module))
+        np.testing.assert_array_equal(values[name], engine.module_state(module)[name])  # a copy
         before = engine.module_identities(module)
         assert kept is not None
 
 
+@pytest.mark.parametrize("use_bias", [False, True])
 @pytest.mark.parametrize("widths", [[3, 4, 2], [2, 3, 1], [2, 2, 3, 1]])
-def test_mlp_battery(engine: Engine, widths: list[int]) -> None:
-    """An MLP with bias: names layer by layer, forward = numpy's chain over reported values (relu
-    between layers, a 1-output model too), identities across forward and SGD, graph nodes."""
-    module = engine.module_mlp(widths, True)
-    names = layer_names(widths, True)
+def test_mlp_battery(engine: Engine, widths: list[int], use_bias: bool) -> None:
+    """An MLP: names layer by layer, forward = numpy's chain over reported values (relu between
+    layers, a 1-output model too), identities across forward and SGD, graph nodes."""
+    if not buildable(engine, use_bias):
+        pytest.skip("bias-free layers do not exist on this engine")
+    module = engine.module_mlp(widths, use_bias)
+    names = layer_names(widths, use_bias)
     assert names == [info.name for info in engine.module_parameters(module)]
     x = input_array(3, widths[0])
     before = engine.module_identities(module)

@@ -185,11 +185,12 @@ def named_parameters(built: TorchModule) -> list[tuple[str, Any]]:
 
 def element_addresses(parameter: Any) -> tuple[int, ...]:
     """The memory address of every element, row-major (a scalar parameter's physical identity)."""
-    offsets = np.zeros((), dtype=np.int64)
-    for size, stride in zip(parameter.shape, parameter.stride()):
-        offsets = np.add.outer(offsets, np.arange(size, dtype=np.int64) * stride)
+    strides = parameter.stride()
     base, step = parameter.data_ptr(), parameter.element_size()
-    return tuple(base + step * int(offset) for offset in offsets.ravel())
+    return tuple(
+        base + step * sum(i * stride for i, stride in zip(index, strides))
+        for index in itertools.product(*map(range, parameter.shape))
+    )
 
 
 def check_op(op: str, known: Sequence[str]) -> None:
