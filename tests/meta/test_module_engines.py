@@ -52,7 +52,7 @@ METHODS = {
 }
 
 
-@pytest.fixture(scope="module", params=ENGINES)
+@pytest.fixture(params=ENGINES)
 def engine(request: pytest.FixtureRequest) -> Engine:
     return load_engine(request.param)
 
@@ -215,7 +215,7 @@ def test_mlp_battery(engine: Engine, widths: list[int], use_bias: bool) -> None:
 # ---------------------------------------------------------------- torch specifics
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def torch_engine() -> Engine:
     pytest.importorskip("torch")
     return load_engine("torch")
@@ -300,7 +300,7 @@ def test_torch_identity_reports_every_element_address(torch_engine: Engine) -> N
 # ---------------------------------------------------------------- micrograd specifics
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def micrograd_engine() -> Engine:
     pytest.importorskip("micrograd")
     return load_engine("micrograd")
