@@ -1502,3 +1502,32 @@ def bad_gain(draw: st.DrawFn) -> dict[str, Any]:
     x_shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=4))
     gain = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=4).filter(lambda s: s != x_shape[-1:]))
     return {"op": "rms_norm", "inputs": [np.ones(x_shape), np.ones(gain)], "params": {"eps": 1e-6}}
+
+
+# ---------------------------------------------------------------- ports helper (issue 13: port conformance)
+
+
+@st.composite
+def tokens_with_a_bool(draw: st.DrawFn) -> dict[str, Any]:
+    """Valid token ids of which one or more are bools (True would index row 1, False row 0)."""
+    config = draw(embedding_config)
+    tokens: list[Any] = draw(st.lists(st.integers(0, config["V"] - 1), min_size=1, max_size=config["C"]))
+    for position in draw(st.sets(st.integers(0, len(tokens) - 1), min_size=1)):
+        tokens[position] = draw(st.booleans())
+    return {**config, "tokens": tokens}
+
+
+@st.composite
+def embedding_run(draw: st.DrawFn) -> dict[str, Any]:
+    """A config and a valid token sequence (1 <= T <= C, 0 <= id < V)."""
+    config = draw(embedding_config)
+    tokens = draw(st.lists(st.integers(0, config["V"] - 1), min_size=1, max_size=config["C"]))
+    return {**config, "tokens": tokens}
+
+
+@st.composite
+def mlp_run(draw: st.DrawFn, widths: st.SearchStrategy[list[int]] = mlp_widths) -> dict[str, Any]:
+    """widths and a (T, C_in) input of an MLP forward."""
+    sizes = draw(widths)
+    tokens = draw(token_count)
+    return {"widths": sizes, "x": np.array(draw(input_rows(tokens, sizes[0])), dtype=np.float64)}

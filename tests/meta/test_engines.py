@@ -14,6 +14,7 @@ import pytest
 
 from contracts.engines import MissingExtraError, load_engine
 from contracts.engines.base import CONTRACT_FAMILIES, PROGRAMS, SCALAR, TENSOR, Engine
+from contracts.engines.modules import MODULE
 from tests.spec_rows import row
 
 
@@ -272,7 +273,7 @@ def test_capability_names() -> None:
     assert tensor | {"tensor.shape-errors"} == TENSOR
     assert {"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"} == CONTRACT_FAMILIES
     assert {"scalar.program", "tensor.program"} == PROGRAMS
-    assert SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS == load_engine("reference").capabilities
+    assert SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS | MODULE == load_engine("reference").capabilities
 
 
 @pytest.mark.parametrize(
@@ -324,9 +325,13 @@ def test_micrograd_declares_what_it_lacks_and_why() -> None:
     """micrograd's capabilities, and the reason each missing one gives in the report."""
     engine = load_engine_or_skip("micrograd", "micrograd")
     scalar = {f"scalar.{op}" for op in ("add", "sub", "mul", "div", "neg", "pow", "relu")}
-    assert scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.program"} == engine.capabilities
+    assert (
+        scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.program"} == engine.capabilities - MODULE
+    )
     lacks = {c: engine.lacks(c) for c in SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS}
-    expected: dict[str, str | None] = dict.fromkeys(engine.capabilities)
+    expected: dict[str, str | None] = dict.fromkeys(
+        engine.capabilities - MODULE
+    )  # MODULE: test_module_engines
     expected |= {
         "scalar.exp": "micrograd does not provide scalar.exp (micrograd 0.1.0's Value has no exp)",
         "scalar.log": "micrograd does not provide scalar.log (micrograd 0.1.0's Value has no log)",
@@ -346,9 +351,11 @@ def test_torch_declares_what_it_lacks_and_why() -> None:
     engine = load_engine_or_skip("torch", "torch")
     assert (SCALAR - {"scalar.domain"}) | (
         TENSOR - {"tensor.shape-errors", "tensor.param-errors"}
-    ) | PROGRAMS == engine.capabilities
+    ) | PROGRAMS == engine.capabilities - MODULE
     lacks = {c: engine.lacks(c) for c in SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS}
-    expected: dict[str, str | None] = dict.fromkeys(engine.capabilities)
+    expected: dict[str, str | None] = dict.fromkeys(
+        engine.capabilities - MODULE
+    )  # MODULE: test_module_engines
     expected |= {
         "scalar.domain": "torch does not provide scalar.domain (torch computes log(x <= 0) = nan or -inf, "
         "exp(710) = inf and 1/0 = inf instead of refusing the operation)",

@@ -14,6 +14,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from contracts.engines.modules import ParameterIdentity, ParameterInfo, family_of
+from contracts.init import InitSpec
+
 Array = NDArray[np.float64]
 
 SCALAR_OPS = ("add", "sub", "mul", "div", "neg", "pow", "relu", "exp", "log")
@@ -137,6 +140,60 @@ class Engine:
     ) -> tuple[Array, tuple[Array, ...]]:
         """tensor_vjp for an op of TENSOR_PARAM_OPS; params holds its non-differentiable arguments."""
         raise NotImplementedError(f"{self.name}: tensor_vjp_with")
+
+    # -- module level (issue 13: port conformance; types in contracts.engines.modules) -------------
+    # A module is the engine's own object, opaque to the tests. Capabilities: modules.MODULE.
+    # Engine exception type -> the spec's exception family (a declared mapping, never a catch-all).
+    error_families: ClassVar[Mapping[type[BaseException], str]] = {}
+
+    def error_family(self, error: BaseException) -> str | None:
+        """The spec family the engine's exception maps to (None: the engine's type is unmapped)."""
+        return family_of(self.error_families, error)
+
+    def missing(self, method: str) -> NotImplementedError:
+        return NotImplementedError(f"{self.name}: {method}")
+
+    def module_embedding(self, vocab_size: int, context_length: int, width: int) -> Any:
+        """Token (V, D) and position (C, D) tables; forward(token ids) -> (T, D)."""
+        raise self.missing("module_embedding")
+
+    def module_linear(
+        self, in_features: int, out_features: int, use_bias: bool, init: InitSpec | None = None
+    ) -> Any:
+        """A Linear layer named fc1 (logical names fc1.weight, fc1.bias); forward((T, C_in)) -> (T, C_out)."""
+        raise self.missing("module_linear")
+
+    def module_mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None = None) -> Any:
+        """Linear -> ReLU -> ... -> Linear named mlp (mlp.fc1.weight, ...); init as ModelPlan.mlp's roles."""
+        raise self.missing("module_mlp")
+
+    def module_parameters(self, module: Any) -> tuple[ParameterInfo, ...]:
+        """Every parameter tensor, in the module's order, under its logical name."""
+        raise self.missing("module_parameters")
+
+    def module_state(self, module: Any) -> dict[str, Array]:
+        """Logical name -> the parameter's current values (float64, in the logical layout)."""
+        raise self.missing("module_state")
+
+    def module_forward(self, module: Any, inputs: Any) -> Array:
+        """One forward: token ids (embedding) or a (T, C_in) float64 array; the output as float64."""
+        raise self.missing("module_forward")
+
+    def module_identities(self, module: Any) -> tuple[ParameterIdentity, ...]:
+        """Physical identity of every parameter tensor, read from the module's storage now."""
+        raise self.missing("module_identities")
+
+    def module_sgd_step(self, module: Any, inputs: Any, learning_rate: float) -> None:
+        """loss = sum of one forward's outputs; backward; p -= learning_rate * grad, in place."""
+        raise self.missing("module_sgd_step")
+
+    def module_replace_parameter(self, module: Any, name: str) -> object:
+        """Swap the storage of one parameter for a copy (a careless port); returns the old storage."""
+        raise self.missing("module_replace_parameter")
+
+    def module_graph_nodes(self, module: Any, inputs: Any) -> int:
+        """Operation nodes one forward over inputs created, counted by walking the engine's graph."""
+        raise self.missing("module_graph_nodes")
 
 
 # A program is a DAG as plain data: node i < len(leaves) is leaf i; instruction j makes node

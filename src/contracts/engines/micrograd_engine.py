@@ -9,23 +9,44 @@ gradients left from the first call are added again and the leaves over-accumulat
 
 from __future__ import annotations
 
+import functools
 import gc
+import operator
 import sys
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any, ClassVar
+
+import numpy as np
 
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
     REFERENCE_ONLY,
     SCALAR_FORMS,
     TENSOR,
+    Array,
     Engine,
     MissingExtraError,
     Program,
     run_program,
 )
+from contracts.engines.modules import (
+    MODULE,
+    ModuleUnsupported,
+    ParameterIdentity,
+    ParameterInfo,
+    SizeUnsupported,
+    count_operation_nodes,
+)
+from contracts.init import InitSpec
 
 MICROGRAD_OPS = ("add", "sub", "mul", "div", "neg", "pow", "relu")
+NO_BIAS_FREE = "micrograd's Neuron always has a bias b = Value(0): a bias-free Linear or MLP cannot be built"
+NO_INIT = (
+    "micrograd's Neuron draws every weight from random.uniform(-1, 1) (variance 1/3 whatever C_in) and "
+    "takes no initializer, so the spec's InitSpec (variance gain²/C_in or 2·gain²/C_in) cannot be applied"
+)
 
 
 def import_value() -> Any:
@@ -42,6 +63,7 @@ class MicrogradEngine(Engine):
     capabilities: ClassVar[frozenset[str]] = frozenset(
         {f"scalar.{op}" for op in MICROGRAD_OPS}
         | {"scalar.deep-graph", "scalar.accumulate", "scalar.program"}
+        | (MODULE - {"module.embedding", "module.init"})
     )
     lacking: ClassVar[Mapping[str, str]] = {
         "scalar.exp": "micrograd 0.1.0's Value has no exp",
@@ -50,10 +72,15 @@ class MicrogradEngine(Engine):
         "from float division and (-8) ** 0.5 gives a complex number",
         **dict.fromkeys(sorted(TENSOR | {"tensor.program"}), "micrograd is a scalar engine"),
         **dict.fromkeys(sorted(CONTRACT_FAMILIES), REFERENCE_ONLY),
+        "module.embedding": "micrograd.nn has no embedding module (only Neuron, Layer and MLP)",
+        "module.init": NO_INIT,
     }
 
     def __init__(self) -> None:
         self.value_type = import_value()
+        from micrograd import nn  # imported with Value, so it is installed
+
+        self.nn = nn
 
     def version(self) -> str | None:
         from importlib.metadata import PackageNotFoundError, version
@@ -122,3 +149,105 @@ class MicrogradEngine(Engine):
         out = run_program(SCALAR_FORMS, nodes, program)
         out.backward()
         return float(out.data), tuple(float(node.grad) for node in nodes)
+
+    # -- module level: micrograd.nn.Layer and MLP ---------------------------------------------------
+
+    def module_linear(
+        self, in_features: int, out_features: int, use_bias: bool, init: InitSpec | None = None
+    ) -> MicrogradModule:
+        check_buildable(use_bias, init)
+        layer = self.nn.MLP(in_features, [out_features]).layers[0]  # an MLP's last layer is linear
+        return MicrogradModule(layer, (("fc1", layer),))
+
+    def module_mlp(
+        self, widths: Sequence[int], use_bias: bool, init: InitSpec | None = None
+    ) -> MicrogradModule:
+        check_buildable(use_bias, init)
+        if 1 in widths[1:-1]:
+            raise SizeUnsupported(
+                "a 1-neuron micrograd Layer returns a bare Value, which the next Layer cannot iterate "
+                "(TypeError: 'Value' object is not iterable): hidden width 1 does not run, "
+                f"widths {list(widths)}"
+            )
+        model = self.nn.MLP(widths[0], list(widths[1:]))
+        return MicrogradModule(
+            model, tuple((f"mlp.fc{index + 1}", layer) for index, layer in enumerate(model.layers))
+        )
+
+    def module_parameters(self, built: MicrogradModule) -> tuple[ParameterInfo, ...]:
+        return tuple(ParameterInfo(name, shape, len(values)) for name, shape, values, _ in tensors(built))
+
+    def module_state(self, built: MicrogradModule) -> dict[str, Array]:
+        return {
+            name: np.array([float(v.data) for v in values]).reshape(shape)
+            for name, shape, values, _ in tensors(built)
+        }
+
+    def module_forward(self, built: MicrogradModule, inputs: Any) -> Array:
+        return np.array([[float(v.data) for v in row] for row in self.run(built, inputs)])
+
+    def run(self, built: MicrogradModule, inputs: Any) -> list[list[Any]]:
+        """micrograd's module on each token row (it takes one input vector at a time)."""
+        outputs = [built.module([float(x) for x in row]) for row in np.asarray(inputs)]
+        # a 1-output layer returns a bare Value rather than a list of one
+        return [[out] if isinstance(out, self.value_type) else list(out) for out in outputs]
+
+    def module_identities(self, built: MicrogradModule) -> tuple[ParameterIdentity, ...]:
+        return tuple(
+            ParameterIdentity(name, tuple(map(id, holders)), tuple(map(id, values)))
+            for name, _, values, holders in tensors(built)
+        )
+
+    def module_sgd_step(self, built: MicrogradModule, inputs: Any, learning_rate: float) -> None:
+        loss = functools.reduce(operator.add, (v for row in self.run(built, inputs) for v in row))
+        built.module.zero_grad()
+        loss.backward()
+        for parameter in built.module.parameters():
+            parameter.data -= learning_rate * parameter.grad
+
+    def module_replace_parameter(self, built: MicrogradModule, name: str) -> object:
+        layer = dict(built.layers)[name.rpartition(".")[0]]
+        neuron = layer.neurons[0]
+        if name.endswith(".bias"):
+            old_bias = neuron.b
+            neuron.b = self.value_type(old_bias.data)
+            return old_bias
+        old_weights = neuron.w
+        neuron.w = [self.value_type(v.data) for v in old_weights]
+        return old_weights
+
+    def module_graph_nodes(self, built: MicrogradModule, inputs: Any) -> int:
+        return count_operation_nodes((v for row in self.run(built, inputs) for v in row), PREVIOUS)
+
+
+@dataclass(frozen=True, slots=True)
+class MicrogradModule:
+    """A micrograd Layer or MLP and its layers under the seeds' names (fc1 or mlp.fc1, ...)."""
+
+    module: Any
+    layers: tuple[tuple[str, Any], ...]
+
+
+PREVIOUS = attrgetter("_prev")
+
+
+def check_buildable(use_bias: bool, init: InitSpec | None) -> None:
+    if not use_bias:
+        raise ModuleUnsupported(NO_BIAS_FREE)
+    if init is not None:
+        raise ModuleUnsupported(NO_INIT)
+
+
+Tensor = tuple[str, tuple[int, ...], list[Any], list[Any]]
+
+
+def tensors(built: MicrogradModule) -> list[Tensor]:
+    """(logical name, shape, its micrograd Values row-major, the objects holding them), layer by
+    layer: weight (C_out, C_in) from each neuron's w list, then bias (C_out,) from each neuron's b."""
+    found: list[Tensor] = []
+    for prefix, layer in built.layers:
+        neurons = layer.neurons
+        shape = (len(neurons), len(neurons[0].w))
+        found.append((f"{prefix}.weight", shape, [v for n in neurons for v in n.w], [n.w for n in neurons]))
+        found.append((f"{prefix}.bias", shape[:1], [n.b for n in neurons], list(neurons)))
+    return found

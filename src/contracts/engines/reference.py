@@ -1,28 +1,45 @@
-"""The reference implementation as an engine: every capability, no conventions."""
+"""The reference implementation as an engine: every capability, no conventions.
+
+At module level it builds this project's own Embedding, Linear and MLP.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+import operator
+from collections.abc import Iterable, Mapping, Sequence
+from operator import attrgetter
 from typing import Any, ClassVar
 
 import numpy as np
 
+from contracts.embedding import Embedding, EmbeddingPlan
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
     PROGRAMS,
     SCALAR,
     SCALAR_FORMS,
     TENSOR,
+    Array,
     Engine,
     Program,
     run_program,
 )
+from contracts.engines.modules import MODULE, ParameterIdentity, ParameterInfo, count_operation_nodes
+from contracts.errors import ShapeError
+from contracts.init import InitSpec
+from contracts.linear import Linear, LinearPlan
+from contracts.model import MLP, ModelPlan
+from contracts.shapes import Matrix, Vector
 from contracts.value import Value
 
 
 class ReferenceEngine(Engine):
     name: ClassVar[str] = "reference"
-    capabilities: ClassVar[frozenset[str]] = SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS
+    capabilities: ClassVar[frozenset[str]] = SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS | MODULE
+    error_families: ClassVar[Mapping[type[BaseException], str]] = {
+        kind: kind.__name__ for kind in (IndexError, TypeError, ShapeError)
+    }
 
     def scalar_vjp(
         self,
@@ -83,3 +100,93 @@ class ReferenceEngine(Engine):
         from contracts.tensor.engine_ops import reference_tensor_vjp_with
 
         return reference_tensor_vjp_with(op, inputs, upstream, params)
+
+    # -- module level: this project's Embedding, Linear and MLP -----------------------------------
+
+    def module_embedding(self, vocab_size: int, context_length: int, width: int) -> Embedding:
+        init = InitSpec(seed=EMBEDDING_SEED)
+        return EmbeddingPlan(vocab_size, context_length, width).materialize(
+            lambda table, row, col: init.value(table, row, col, width)
+        )
+
+    def module_linear(
+        self, in_features: int, out_features: int, use_bias: bool, init: InitSpec | None = None
+    ) -> Linear:
+        return LinearPlan("fc1", in_features, out_features, use_bias, init).materialize()
+
+    def module_mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None = None) -> MLP:
+        return ModelPlan.mlp(widths, use_bias, init).materialize()
+
+    def module_parameters(self, module: Any) -> tuple[ParameterInfo, ...]:
+        return tuple(
+            ParameterInfo(name, storage.shape_tuple(), len(tuple(values_of(storage))))
+            for name, storage in tensors(module)
+        )
+
+    def module_state(self, module: Any) -> dict[str, Array]:
+        return {name: np.array(storage.data()) for name, storage in tensors(module)}
+
+    def module_forward(self, module: Any, inputs: Any) -> Array:
+        return np.array(self.run(module, inputs).data())
+
+    def run(self, module: Any, inputs: Any) -> Matrix:
+        """One forward of this project's module: token ids, or a (T, C_in) array as a Matrix."""
+        if isinstance(module, Embedding):
+            return module.forward(inputs)
+        model: Linear | MLP = module
+        return model.forward(Matrix(np.asarray(inputs).tolist()))
+
+    def module_identities(self, module: Any) -> tuple[ParameterIdentity, ...]:
+        return tuple(
+            ParameterIdentity(name, (id(storage), id(rows_of(storage))), tuple(map(id, values_of(storage))))
+            for name, storage in tensors(module)
+        )
+
+    def module_sgd_step(self, module: Any, inputs: Any, learning_rate: float) -> None:
+        parameters = [value for _, storage in tensors(module) for value in values_of(storage)]
+        loss = functools.reduce(operator.add, self.run(module, inputs).values())
+        for parameter in parameters:
+            parameter.grad = 0.0
+        loss.backward()
+        for parameter in parameters:
+            parameter.data -= learning_rate * parameter.grad
+
+    def module_replace_parameter(self, module: Any, name: str) -> object:
+        owner, slot = dict(holders(module))[name]
+        old = getattr(owner, slot)
+        setattr(owner, slot, type(old)(old.data()))
+        return old
+
+    def module_graph_nodes(self, module: Any, inputs: Any) -> int:
+        return count_operation_nodes(self.run(module, inputs).values(), PARENTS)
+
+
+EMBEDDING_SEED = 0  # the reference embedding's tables: InitSpec's standard normal draws, seed 0
+PARENTS = attrgetter("parents")
+
+
+def holders(module: Any) -> list[tuple[str, tuple[Any, str]]]:
+    """Logical name -> (the object holding the parameter's storage, its attribute), in order."""
+    if isinstance(module, Embedding):
+        return [("token_weight", (module, "token_weight")), ("position_weight", (module, "position_weight"))]
+    layers = module.layers if isinstance(module, MLP) else (module,)
+    named: list[tuple[str, tuple[Any, str]]] = []
+    for layer in layers:
+        prefix = f"{layer.scope}.{layer.name}" if layer.scope else layer.name
+        named.append((f"{prefix}.weight", (layer, "weight")))
+        if layer.bias is not None:
+            named.append((f"{prefix}.bias", (layer, "bias")))
+    return named
+
+
+def tensors(module: Any) -> list[tuple[str, Any]]:
+    """Logical name -> the Matrix or Vector holding the parameter now."""
+    return [(name, getattr(owner, slot)) for name, (owner, slot) in holders(module)]
+
+
+def rows_of(storage: Matrix | Vector) -> object:
+    return storage.rows if isinstance(storage, Matrix) else storage.values
+
+
+def values_of(storage: Matrix | Vector) -> Iterable[Value]:
+    return storage.values() if isinstance(storage, Matrix) else storage.values

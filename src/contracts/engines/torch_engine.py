@@ -7,7 +7,9 @@ without it; a missing install raises MissingExtraError with the command that ins
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
@@ -26,6 +28,8 @@ from contracts.engines.base import (
     Program,
     run_program,
 )
+from contracts.engines.modules import MODULE, ParameterIdentity, ParameterInfo
+from contracts.init import InitSpec
 
 TENSOR_FORMS: dict[str, Callable[..., Any]] = {
     "add": lambda a, b: a + b,
@@ -68,7 +72,10 @@ def import_torch() -> Any:
 class TorchEngine(Engine):
     name: ClassVar[str] = "torch"
     capabilities: ClassVar[frozenset[str]] = (
-        (SCALAR - {"scalar.domain"}) | (TENSOR - {"tensor.shape-errors", "tensor.param-errors"}) | PROGRAMS
+        (SCALAR - {"scalar.domain"})
+        | (TENSOR - {"tensor.shape-errors", "tensor.param-errors"})
+        | PROGRAMS
+        | (MODULE - {"module.graph-count"})
     )
     conventions: ClassVar[Mapping[str, str]] = {
         "T.rule.tie": "torch.maximum splits the gradient 0.5/0.5 between a and b where a == b; the spec "
@@ -84,7 +91,11 @@ class TorchEngine(Engine):
         "1.5e14·(16·ε64) at 1e120)",
         "S06.rule.grad-error": "torch's logsumexp backward is g · exp(x − logsumexp(x)): the rounding of "
         "logsumexp (|y|·ε64) enters every softmax weight, ~4,000·ε64 at |x| ~ 1e4",
+        "S05.fail.sequence-length": "torch has no sequence-length check: T > C is refused only by the "
+        "position table's lookup, as IndexError (index out of range in self), not ShapeError",
     }
+    # nn.Embedding raises IndexError for an id outside [0, V) (negative ids do not wrap)
+    error_families: ClassVar[Mapping[type[BaseException], str]] = {IndexError: "IndexError"}
     lacking: ClassVar[Mapping[str, str]] = {
         "scalar.domain": "torch computes log(x <= 0) = nan or -inf, exp(710) = inf and 1/0 = inf "
         "instead of refusing the operation",
@@ -93,10 +104,13 @@ class TorchEngine(Engine):
         "tensor.param-errors": "torch raises its own IndexError or RuntimeError for a bad dim, target or "
         "weight shape, and computes with eps <= 0 or nan (giving inf or nan) instead of refusing",
         **dict.fromkeys(sorted(CONTRACT_FAMILIES), REFERENCE_ONLY),
+        "module.graph-count": "torch's autograd graph has one node per tensor op (addmm, relu), not per "
+        "scalar operation, so the Stage 07 scalar node count does not apply",
     }
 
     def __init__(self) -> None:
         self.torch = import_torch()
+        self.modules = TorchModules(self.torch)
 
     def version(self) -> str | None:
         return str(self.torch.__version__)
@@ -175,6 +189,75 @@ class TorchEngine(Engine):
             out.backward(self.torch.from_numpy(float64(upstream)))
         return to_array(out.detach()), tuple(to_array(leaf.grad) for leaf in leaves)
 
+    # -- module level: nn.Embedding, nn.Linear, an nn.Sequential MLP -------------------------------
+
+    def module_embedding(self, vocab_size: int, context_length: int, width: int) -> TorchModule:
+        return self.modules.embedding(vocab_size, context_length, width)
+
+    def module_linear(
+        self, in_features: int, out_features: int, use_bias: bool, init: InitSpec | None = None
+    ) -> TorchModule:
+        return self.modules.linear(in_features, out_features, use_bias, init)
+
+    def module_mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None = None) -> TorchModule:
+        return self.modules.mlp(widths, use_bias, init)
+
+    def module_parameters(self, built: TorchModule) -> tuple[ParameterInfo, ...]:
+        return tuple(
+            ParameterInfo(name, tuple(parameter.shape), parameter.numel())
+            for name, parameter in named_parameters(built)
+        )
+
+    def module_state(self, built: TorchModule) -> dict[str, Array]:
+        return {name: to_array(parameter.detach()) for name, parameter in named_parameters(built)}
+
+    def module_forward(self, built: TorchModule, inputs: Any) -> Array:
+        return to_array(self.run(built, inputs).detach())
+
+    def run(self, built: TorchModule, inputs: Any) -> Any:
+        """A torch port's forward: token rows + position rows 0..T-1, or the module on a float64 tensor."""
+        torch = self.torch
+        if built.embedding:
+            ids = torch.tensor(inputs)  # what a port does with a Python list of ids
+            return built.module["token"](ids) + built.module["position"](torch.arange(len(ids)))
+        return built.module(torch.from_numpy(float64(inputs)))
+
+    def module_identities(self, built: TorchModule) -> tuple[ParameterIdentity, ...]:
+        return tuple(
+            ParameterIdentity(name, (id(parameter),), element_addresses(parameter))
+            for name, parameter in named_parameters(built)
+        )
+
+    def module_sgd_step(self, built: TorchModule, inputs: Any, learning_rate: float) -> None:
+        built.module.zero_grad()
+        self.run(built, inputs).sum().backward()
+        with self.torch.no_grad():
+            for parameter in built.module.parameters():
+                parameter.sub_(learning_rate * parameter.grad)
+
+    def module_replace_parameter(self, built: TorchModule, name: str) -> object:
+        own = {logical: torch_name for torch_name, logical in built.names.items()}[name]
+        owner_name, _, attribute = own.rpartition(".")
+        owner = built.module.get_submodule(owner_name)
+        old = getattr(owner, attribute)
+        setattr(owner, attribute, self.torch.nn.Parameter(old.detach().clone()))
+        return old
+
+
+def named_parameters(built: TorchModule) -> list[tuple[str, Any]]:
+    """(logical name, torch parameter) in torch's order, read from the module now."""
+    return [(built.names[name], parameter) for name, parameter in built.module.named_parameters()]
+
+
+def element_addresses(parameter: Any) -> tuple[int, ...]:
+    """The memory address of every element, row-major (a scalar parameter's physical identity)."""
+    strides = parameter.stride()
+    base, step = parameter.data_ptr(), parameter.element_size()
+    return tuple(
+        base + step * sum(i * stride for i, stride in zip(index, strides))
+        for index in itertools.product(*map(range, parameter.shape))
+    )
+
 
 def check_op(op: str, known: Sequence[str]) -> None:
     if op not in known:
@@ -193,3 +276,73 @@ def float64(data: Any) -> Array:
 def to_array(tensor: Any) -> Array:
     """A float64 tensor's values as a numpy array of their own (not a view of torch's memory)."""
     return np.array(tensor.numpy())
+
+
+# ---------------------------------------------------------------- module level (issue 13)
+
+
+@dataclass(frozen=True, slots=True)
+class TorchModule:
+    """A torch module (float64) and the map from torch's parameter names to the seeds' names."""
+
+    module: Any
+    names: Mapping[str, str]
+    embedding: bool = False  # token and position tables, run on token ids
+
+
+class TorchModules:
+    """nn.Embedding, nn.Linear and nn.Sequential(Linear, ReLU, ..., Linear) in float64."""
+
+    def __init__(self, torch: Any) -> None:
+        self.torch = torch
+        self.nn = torch.nn
+
+    def embedding(self, vocab_size: int, context_length: int, width: int) -> TorchModule:
+        tables = self.nn.ModuleDict(
+            {
+                "token": self.nn.Embedding(vocab_size, width, dtype=self.torch.float64),
+                "position": self.nn.Embedding(context_length, width, dtype=self.torch.float64),
+            }
+        )
+        return TorchModule(tables, EMBEDDING_NAMES, embedding=True)
+
+    def linear(
+        self, in_features: int, out_features: int, use_bias: bool, init: InitSpec | None
+    ) -> TorchModule:
+        layer = self.nn.Linear(in_features, out_features, bias=use_bias, dtype=self.torch.float64)
+        if init is not None:
+            self.apply_init(layer, init, self.generator(init))
+        return TorchModule(layer, {"weight": "fc1.weight", "bias": "fc1.bias"})
+
+    def mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None) -> TorchModule:
+        modules: list[Any] = []
+        names: dict[str, str] = {}
+        generator = None if init is None else self.generator(init)  # one stream for the whole model
+        for index, (c_in, c_out) in enumerate(itertools.pairwise(widths)):
+            if index:
+                modules.append(self.nn.ReLU())
+            layer = self.nn.Linear(c_in, c_out, bias=use_bias, dtype=self.torch.float64)
+            if init is not None:  # ModelPlan.mlp's roles: fc1 standard, every later layer He
+                self.apply_init(layer, init.with_role("relu" if index else "standard"), generator)
+            names[f"{len(modules)}.weight"] = f"mlp.fc{index + 1}.weight"
+            names[f"{len(modules)}.bias"] = f"mlp.fc{index + 1}.bias"
+            modules.append(layer)
+        return TorchModule(self.nn.Sequential(*modules), names)
+
+    def generator(self, init: InitSpec) -> Any:
+        return self.torch.Generator().manual_seed(init.seed)
+
+    def apply_init(self, layer: Any, init: InitSpec, generator: Any) -> None:
+        """torch.nn.init's kaiming initializer (fan-in; gain √2 for relu, 1 for standard) times the
+        spec's gain, drawn from the generator seeded with the spec's seed; the bias zero."""
+        initializer = KAIMING[init.distribution]
+        nonlinearity = "relu" if init.role == "relu" else "linear"
+        with self.torch.no_grad():
+            getattr(self.nn.init, initializer)(layer.weight, nonlinearity=nonlinearity, generator=generator)
+            layer.weight.mul_(init.gain)
+            if layer.bias is not None:
+                self.nn.init.zeros_(layer.bias)
+
+
+EMBEDDING_NAMES = {"token.weight": "token_weight", "position.weight": "position_weight"}
+KAIMING = {"normal": "kaiming_normal_", "uniform": "kaiming_uniform_"}

@@ -1,0 +1,75 @@
+"""Module-level plain data for the adapter protocol (issue 13: port conformance).
+
+An adapter builds an embedding, a Linear or an MLP with the engine's own module types and reports
+back plain data only: each parameter tensor as (logical name, shape, count) in the seeds' naming
+(`token_weight`, `position_weight`, `fc1.weight`, `mlp.fc2.bias`), its values as float64 arrays,
+and its identity (the engine objects that hold it, the storage that holds its numbers). The module
+object itself stays opaque to the tests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+MODULE = frozenset(
+    {
+        "module.embedding",  # token + position tables, forward over token ids
+        "module.linear",  # one Linear layer, weight (C_out, C_in), optional bias
+        "module.mlp",  # Linear -> ReLU -> ... -> Linear
+        "module.init",  # the spec's InitSpec applied by the engine's own initializers
+        "module.identity",  # parameter identity across a forward and an SGD step
+        "module.graph-count",  # scalar graph nodes one forward creates, counted node by node
+    }
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterInfo:
+    """A parameter tensor: its logical name (the seeds'), its shape and how many numbers it holds."""
+
+    name: str
+    shape: tuple[int, ...]
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParameterIdentity:
+    """Physical identity of a parameter tensor: the engine objects holding it and its storage."""
+
+    name: str
+    objects: tuple[int, ...]
+    storage: tuple[int, ...]
+
+
+class ModuleUnsupported(Exception):  # noqa: N818 (a reason, not an error of the module)
+    """The engine cannot build this module at all (e.g. no bias-free layer): not applicable."""
+
+
+class SizeUnsupported(ModuleUnsupported):
+    """The engine cannot run these particular sizes (other sizes run)."""
+
+
+def family_of(families: Mapping[type[BaseException], str], error: BaseException) -> str | None:
+    """The spec's exception family for an engine exception: its most derived mapped type, or None."""
+    for kind in type(error).__mro__:
+        if kind in families:
+            return families[kind]
+    return None
+
+
+def count_operation_nodes(outputs: Iterable[Any], parents: Callable[[Any], Iterable[Any]]) -> int:
+    """Distinct nodes with parents reachable from the outputs, walked iteratively (no recursion)."""
+    seen: set[int] = set()
+    stack = list(outputs)
+    count = 0
+    while stack:
+        node = stack.pop()
+        if id(node) in seen:
+            continue
+        seen.add(id(node))
+        above = tuple(parents(node))
+        count += bool(above)
+        stack.extend(above)
+    return count
