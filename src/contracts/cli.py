@@ -112,14 +112,16 @@ def verify_main(argv: Sequence[str]) -> int:
     return report.exit_code()
 
 
-KINDS = ("formula", "failure", "contract", "gradient", "rule")  # specs/schema.json's row kinds
+KINDS = ("formula", "failure", "contract", "gradient", "rule", "precedence")  # specs/schema.json's row kinds
 
 
 def specs_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="contracts specs", description="List the spec rows.")
     parser.add_argument("--stage", help="only this stage (e.g. 03, 05, T)")
     parser.add_argument(
-        "--kind", choices=KINDS, help="only this kind (formula, failure, contract, gradient, rule)"
+        "--kind",
+        choices=KINDS,
+        help="only this kind (formula, failure, contract, gradient, rule, precedence)",
     )
     parser.add_argument(
         "--rows", action="append", default=[], metavar="PREFIX", help="only ids with this prefix"

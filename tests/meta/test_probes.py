@@ -27,6 +27,8 @@ from tests.spec_rows import all_rows, params, rows
 from tests.stage03_cases import ATTEMPTS as S03_ATTEMPTS
 from tests.stage05_cases import ATTEMPTS as S05_ATTEMPTS
 from tests.stage07_cases import ATTEMPTS as S07_ATTEMPTS
+from tests.properties.test_stage06_softmax import FAILURE_CASES as S06_FAILURES
+from tests.properties.test_stage08_norm import FAILURE_CASES as S08_FAILURES
 from tests.tensor_cases import FAILURES
 
 # each stage's failure generators (from its property tests) and attempt builders
@@ -114,7 +116,7 @@ def partial_attempts() -> dict[str, list[tuple[str, Callable[[], Attempt]]]]:
         leaf = tensor_leaf_with_grad()
 
         def action() -> None:
-            leaf.grad += 1.0
+            leaf.grad[...] += 1.0  # the array itself: a Tensor's attributes are frozen
             refuse()
 
         return Attempt(action, gradients=[leaf])
@@ -123,7 +125,8 @@ def partial_attempts() -> dict[str, list[tuple[str, Callable[[], Attempt]]]]:
         leaf = tensor_leaf_with_grad()
 
         def action() -> None:
-            leaf.grad = leaf.grad.copy()  # equal values, but the leaf no longer owns the same array
+            # equal values, but the leaf no longer owns the same array (written the way backward does)
+            object.__setattr__(leaf, "grad", leaf.grad.copy())
             refuse()
 
         return Attempt(action, gradients=[leaf])
@@ -132,7 +135,7 @@ def partial_attempts() -> dict[str, list[tuple[str, Callable[[], Attempt]]]]:
         out = add(Tensor([1.0]), 1.0)  # no gradient: out.grad is None
 
         def action() -> None:
-            out.grad = np.ones(1)
+            object.__setattr__(out, "grad", np.ones(1))
             refuse()
 
         return Attempt(action, gradients=[out])
@@ -228,12 +231,25 @@ FIELDS: dict[str, Callable[[Attempt], bool]] = {
     "parameter_identity": lambda attempt: attempt.identity is not None,
     "gradients_written": lambda attempt: len(attempt.gradients) > 0,
 }
+PARAM_OP_CASES = {"06": S06_FAILURES, "08": S08_FAILURES}
 # Constructors and plan checks build no operation, so they can never move a graph counter.
 NEVER_GRAPH = ("Tensor(...)",)
 
 
+def param_op_attempt(case: dict[str, Any]) -> Attempt:
+    """A Stage 06/08 refusal as tests.stage06_cases.refuse_with drives it (an op with parameters)."""
+    inputs = [np.asarray(item, dtype=np.float64) for item in case["inputs"]]
+    params = dict(case["params"])
+    if "targets" in params:
+        params["targets"] = np.asarray(params["targets"])
+    engine = load_engine("reference")
+    return Attempt(lambda: engine.tensor_vjp_with(case["op"], inputs, None, params))
+
+
 def attempt_for(spec_row: SpecRow, data: st.DataObject) -> Attempt:
     """The row's own attempt on one drawn bad input, as its property test builds it."""
+    if spec_row.stage in PARAM_OP_CASES:
+        return param_op_attempt(data.draw(PARAM_OP_CASES[spec_row.stage][spec_row.id]))
     if spec_row.stage == "T":
         builder = FAILURES[spec_row.id][1](load_engine("reference"))
         return builder(data.draw(T_CASES[spec_row.id]))

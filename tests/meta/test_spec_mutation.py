@@ -242,12 +242,13 @@ def test_failure_mutants() -> None:
         ("X.fail.a:message:unmatched:0", "a pattern no message matches"),
         ("X.fail.a:probes:extend:0", "+ parameter_changes"),
         ("X.fail.a:probes:extend:1", "+ parameter_identity"),
+        ("X.fail.a:probes:extend:2", "+ gradients_written"),
         ("X.fail.a:examples.0.message:altered:0", "message + ' (mutant)'"),
     ] == [*found[:2], *found[6:]]
     mutants = row_mutants(FAILURE, CONTEXT)
     assert NEVER_MATCHES == mutants[7].row["message"]
     assert [*FAILURE["probes"], "parameter_changes"] == mutants[8].row["probes"]
-    assert "bad (mutant)" == mutants[10].row["examples"][0]["message"]
+    assert "bad (mutant)" == mutants[11].row["examples"][0]["message"]
 
 
 def test_contract_mutants() -> None:
@@ -1025,5 +1026,31 @@ def test_verify_report_shows_the_line() -> None:
     """The table and markdown reports print the spec-mutation line under mutmut's score."""
     report = make_report([], spec_mutation=["spec-mutation score 100.00% (...)"])
     assert "`mutmut export-cicd-stats`)\nspec-mutation score 100.00% (...)\n" in format_table(report)
-    assert "`mutmut export-cicd-stats`)\nspec-mutation score 100.00% (...)\n\n**" in format_markdown(report)
+    assert "`mutmut export-cicd-stats`)\nspec-mutation score 100.00% (...)\n\n" in format_markdown(report)
     assert "spec-mutation" not in format_table(make_report([]))
+
+
+PRECEDENCE: dict[str, Any] = {
+    "id": "X.order.a",
+    "kind": "precedence",
+    "order": ["X.fail.p", "X.fail.q", "X.fail.r"],
+    "examples": [
+        {"faults": ["X.fail.p", "X.fail.r"], "case": {}, "raises": "X.fail.p"},
+        {"faults": ["X.fail.q"], "case": {}, "raises": "X.fail.q"},
+    ],
+}
+
+
+def test_precedence_mutants() -> None:
+    """Each pair of neighbouring checks swapped, and each example's winner replaced by its other fault."""
+    mutants = row_mutants(PRECEDENCE, {})
+    expected = [
+        ("X.order.a:order.0:swap:0", "X.fail.p <-> X.fail.q"),
+        ("X.order.a:order.1:swap:0", "X.fail.q <-> X.fail.r"),
+        ("X.order.a:examples.0.raises:other-fault:0", "-> X.fail.r"),
+    ]
+    assert expected == [(m.mutant_id(), m.description) for m in mutants]
+    assert ["X.fail.q", "X.fail.p", "X.fail.r"] == mutants[0].row["order"]
+    assert ["X.fail.p", "X.fail.r", "X.fail.q"] == mutants[1].row["order"]
+    assert "X.fail.r" == mutants[2].row["examples"][0]["raises"]
+    assert PRECEDENCE["order"] == ["X.fail.p", "X.fail.q", "X.fail.r"]  # the row itself is untouched

@@ -176,12 +176,27 @@ def rule_changes(row: Mapping[str, Any], _: Mapping[str, Any]) -> Iterator[Chang
     yield from example_changes(row, lambda key: key not in EXAMPLE_INPUTS)
 
 
+def precedence_changes(row: Mapping[str, Any], _: Mapping[str, Any]) -> Iterator[Change]:
+    """Two neighbouring checks of the order swapped; each example's winner replaced by its other fault."""
+    order: list[str] = row["order"]
+    for position in range(len(order) - 1):
+        first, second = order[position], order[position + 1]
+        swapped = [*order[:position], second, first, *order[position + 2 :]]
+        yield (f"order.{position}", "swap", f"{first} <-> {second}", setter(["order"], swapped))
+    for index, example in enumerate(row["examples"]):
+        losers = [fault for fault in example["faults"] if fault != example["raises"]]
+        if losers:
+            path: list[str | int] = ["examples", index, "raises"]
+            yield (f"examples.{index}.raises", "other-fault", f"-> {losers[0]}", setter(path, losers[0]))
+
+
 CHANGES: dict[str, Callable[[Mapping[str, Any], Mapping[str, Any]], Iterator[Change]]] = {
     "formula": formula_changes,
     "gradient": gradient_changes,
     "failure": failure_changes,
     "contract": contract_changes,
     "rule": rule_changes,
+    "precedence": precedence_changes,
 }
 
 

@@ -208,8 +208,8 @@ def format_table(report: Report) -> str:
         lines += ["", *others]
     summary = summary_table(report)
     lines += ["", *align(summary, right=frozenset(range(1, len(summary[0])))), "", mutation_line(report)]
-    lines.extend(unverified_lines(report))
     lines += report.spec_mutation
+    lines.extend(unverified_lines(report))
     lines.append(verdict(report))
     return "\n".join(lines) + "\n"
 
