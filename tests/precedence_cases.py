@@ -222,7 +222,10 @@ def forward_build(case: Case) -> Built:
         flat = list(weight.values())
         flat[second] = flat[first]
         width = len(weight.rows[0])
-        weight.rows = tuple(tuple(flat[r * width : (r + 1) * width]) for r in range(len(weight.rows)))
+        # A Matrix is frozen: the alias comes in as a new Matrix in Linear's re-verified weight slot.
+        layers[index].weight = Matrix.trusted(
+            tuple(tuple(flat[r * width : (r + 1) * width]) for r in range(len(weight.rows)))
+        )
     if "nan" in case:
         index, position, value = case["nan"]
         list(layers[index].weight.values())[position].data = value

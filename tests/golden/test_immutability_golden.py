@@ -13,7 +13,7 @@ from contracts.errors import FrozenError
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor
 from tests.immutability_cases import BUILDERS, snapshot
-from tests.spec_rows import example_params, require, row, rows
+from tests.spec_rows import OWN_TYPES, example_params, reference_only, require, row, rows
 
 FAMILY = {"05": "shapes", "07": "linear", "T": "tensor.api"}
 FROZEN_ROWS = [row("S05.rule.frozen"), row("S07.rule.frozen"), row("T.rule.frozen")]
@@ -24,6 +24,7 @@ def example_value(value: Any) -> Any:
     return None if value == "None" else value
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.parametrize(("spec_row", "example"), example_params(FROZEN_ROWS))
 def test_frozen_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """Each example's assignment raises FrozenError naming the type and attribute, and changes nothing."""
@@ -38,6 +39,7 @@ def test_frozen_example(engine: Engine, spec_row: SpecRow, example: dict[str, An
     assert before == snapshot(obj)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("T.rule.frozen")
 def test_tensor_data_example(engine: Engine) -> None:
     """Tensor([1, 2]).data[0] = 5 is refused by numpy (read-only): the data stays [1, 2]."""
@@ -48,6 +50,7 @@ def test_tensor_data_example(engine: Engine) -> None:
     assert [1.0, 2.0] == tensor.data.tolist()
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(prefix="S03.rule.value-cells")))
 def test_value_cells_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """a = 3, b = 4, out = a * b; a.data = 100 after the forward: the gradients stay (4, 3)."""

@@ -12,8 +12,11 @@ from contracts import CountingValue
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor, log, multiply, reset_node_counter
-from tests.spec_rows import example_params, require, row
+from tests.spec_rows import OWN_TYPES, example_params, reference_only, require, row
 from tests.stage03_cases import ATTEMPTS
+
+# These tests drive this project's own Value and Tensor: not applicable on any other engine.
+pytestmark = reference_only(OWN_TYPES)
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("S03.rule.finite")]))

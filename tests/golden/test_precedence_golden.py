@@ -10,7 +10,10 @@ from contracts.engines import Engine
 from contracts.spec import SpecRow
 from tests.precedence_cases import ENTRIES, pairs
 from tests.properties.test_check_precedence import assert_wins
-from tests.spec_rows import example_params, require, rows
+from tests.spec_rows import OWN_TYPES, example_params, reference_only, require, rows
+
+# These tests drive this project's own types (Value, Tensor, shapes, plans): n/a on any other engine.
+pytestmark = reference_only(OWN_TYPES)
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(kind="precedence")))

@@ -21,14 +21,14 @@ from contracts.value import CountingValue, Value
 from tests.probes import Attempt, CountingInitializer, assert_refused
 from tests.properties.test_stage03_autodiff import FAILURE_CASES as S03_CASES
 from tests.properties.test_stage05_shapes import FAILURE_CASES as S05_CASES
+from tests.properties.test_stage06_softmax import FAILURE_CASES as S06_FAILURES
 from tests.properties.test_stage07_failures import FAILURE_CASES as S07_CASES
+from tests.properties.test_stage08_norm import FAILURE_CASES as S08_FAILURES
 from tests.properties.test_tensor_contracts import FAILURE_CASES as T_CASES
 from tests.spec_rows import all_rows, params, rows
 from tests.stage03_cases import ATTEMPTS as S03_ATTEMPTS
 from tests.stage05_cases import ATTEMPTS as S05_ATTEMPTS
 from tests.stage07_cases import ATTEMPTS as S07_ATTEMPTS
-from tests.properties.test_stage06_softmax import FAILURE_CASES as S06_FAILURES
-from tests.properties.test_stage08_norm import FAILURE_CASES as S08_FAILURES
 from tests.tensor_cases import FAILURES
 
 # each stage's failure generators (from its property tests) and attempt builders

@@ -17,7 +17,10 @@ from contracts.spec import SpecRow
 from contracts.tensor import reset_node_counter
 from tests.precedence_cases import ENTRIES, Built, Case, pairs
 from tests.probes import assert_refused
-from tests.spec_rows import params, require, row, rows
+from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
+
+# These tests drive this project's own types (Value, Tensor, shapes, plans): n/a on any other engine.
+pytestmark = reference_only(OWN_TYPES)
 
 PRECEDENCE = rows(kind="precedence")
 

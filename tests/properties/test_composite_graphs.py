@@ -36,7 +36,7 @@ from tests.dag_cases import (
     tensor_central_differences,
     tolerance,
 )
-from tests.spec_rows import require
+from tests.spec_rows import OWN_TYPES, reference_only, require
 
 
 def close(expected: Any) -> Any:
@@ -125,6 +125,7 @@ def test_scalar_deep_chain_inside_a_dag(engine: Engine, data: st.DataObject) -> 
     assert_scalar_tree_equal(engine, case, value, grads)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.accumulate")
 @given(case=s.scalar_programs(SCALAR_OPS))
 def test_second_backward_adds_one_copy_on_a_random_dag(engine: Engine, case: dict[str, Any]) -> None:
@@ -229,6 +230,7 @@ def test_tensor_deep_chain_inside_a_dag(engine: Engine, case: dict[str, Any]) ->
     assert_tensor_tree_equal(engine, case, value, grads)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("T.rule.accumulate")
 @given(case=s.tensor_programs(TENSOR_OPS))
 def test_second_tensor_backward_adds_one_copy_on_a_random_dag(engine: Engine, case: dict[str, Any]) -> None:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from contracts.engines import Engine
 from contracts.graph import topological_order
 from tests import strategies as s
-from tests.spec_rows import require
+from tests.spec_rows import OWN_TYPES, reference_only, require
 
 
 class Node:
@@ -40,6 +40,7 @@ def reachable(root: int, parents: list[tuple[int, ...]]) -> set[int]:
     return seen
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.accumulate", "T.rule.accumulate")
 @given(parents=s.random_dags(), data=st.data())
 def test_order_holds_every_reachable_node_once_parents_first(
@@ -60,6 +61,7 @@ def test_order_holds_every_reachable_node_once_parents_first(
     assert root == order[-1]
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.accumulate", "T.rule.accumulate")
 @given(parents=s.random_dags())
 def test_order_is_deterministic(engine: Engine, parents: list[tuple[int, ...]]) -> None:
@@ -70,6 +72,7 @@ def test_order_is_deterministic(engine: Engine, parents: list[tuple[int, ...]]) 
     assert first == second
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.deep-graph", "T.rule.deep-graph")
 def test_order_of_a_chain_deeper_than_the_recursion_limit(engine: Engine) -> None:
     """A 5,000-node chain with a skip edge on every node: ordered without recursion, parents first."""

@@ -24,7 +24,7 @@ from tests.immutability_cases import (
     every_attribute,
     snapshot,
 )
-from tests.spec_rows import require
+from tests.spec_rows import OWN_TYPES, reference_only, require
 
 FAMILY = {"S05.rule.frozen": "shapes", "S07.rule.frozen": "linear", "T.rule.frozen": "tensor.api"}
 CASES = [
@@ -38,6 +38,7 @@ def refusal(kind: str, name: str) -> str:
     return rf"^{re.escape(kind)}: cannot (assign .+ to|delete) attribute '{re.escape(name)}': a validated "
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.parametrize(("row_id", "type_name"), CASES)
 @given(value=s.assigned_value, data=st.data())
 def test_every_attribute_refuses_assignment_and_deletion(
@@ -59,6 +60,7 @@ def test_every_attribute_refuses_assignment_and_deletion(
     assert before == snapshot(obj)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.parametrize(("row_id", "type_name"), CASES)
 def test_frozen_error_is_an_attribute_error_and_containers_are_tuples(
     engine: Engine, row_id: str, type_name: str
@@ -73,6 +75,7 @@ def test_frozen_error_is_an_attribute_error_and_containers_are_tuples(
     assert [] == mutable
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S07.rule.frozen")
 @given(case=s.mlp_case(), data=st.data())
 def test_reverified_attributes_are_checked_by_the_next_forward(
@@ -100,6 +103,7 @@ def test_reverified_attributes_are_checked_by_the_next_forward(
     assert 0 == counter.operations
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S07.rule.frozen")
 @given(widths=s.mlp_widths, out=st.integers(1, 3), tokens=st.integers(1, 3))
 def test_a_plan_changed_after_validation_cannot_reprice_a_forward(
@@ -118,6 +122,7 @@ def test_a_plan_changed_after_validation_cannot_reprice_a_forward(
     assert (cost, (tokens, widths[-1])) == (counter.operations, result.shape)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("T.rule.frozen")
 @given(x=s.finite_floats, y=s.finite_floats)
 def test_tensor_data_is_read_only_so_backward_uses_the_forward_data(
@@ -136,6 +141,7 @@ def test_tensor_data_is_read_only_so_backward_uses_the_forward_data(
     assert [0.0] == a.grad.tolist()
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.value-cells")
 @given(a=s.finite_floats, b=s.finite_floats, new=s.finite_floats, value=s.assigned_value)
 def test_value_data_and_grad_are_cells_and_the_wiring_is_fixed(
@@ -160,6 +166,7 @@ def test_value_data_and_grad_are_cells_and_the_wiring_is_fixed(
     assert [new, 0.0] == [x.data, x.grad]
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S05.rule.frozen", "S03.rule.value-cells")
 @given(value=st.integers(0, 9))
 def test_refusal_messages_name_type_attribute_and_value(engine: Engine, value: int) -> None:
@@ -182,6 +189,7 @@ def test_refusal_messages_name_type_attribute_and_value(engine: Engine, value: i
     ] == [str(assigned.value), str(deleted.value), str(wiring.value)]
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S07.fail.output-shape")
 @given(tokens=st.integers(2, 3), width=st.integers(2, 3))
 def test_a_ragged_output_is_refused_naming_every_width(engine: Engine, tokens: int, width: int) -> None:

@@ -22,7 +22,10 @@ from contracts.engines import Engine
 from contracts.init import InitSpec
 from contracts.tensor import Tensor, add, matmul, multiply, reset_node_counter
 from tests import strategies as s
-from tests.spec_rows import require
+from tests.spec_rows import OWN_TYPES, reference_only, require
+
+# These tests drive this project's own Value and Tensor: not applicable on any other engine.
+pytestmark = reference_only(OWN_TYPES)
 
 # op -> (Value form, numpy result and local derivatives from the float64 operands)
 BINARY: dict[str, tuple[Callable[[Any, Any], Any], Callable[[Any, Any], tuple[Any, ...]]]] = {

@@ -18,7 +18,7 @@ from contracts.tensor.engine_ops import reference_tensor_vjp_with
 from contracts.tensor.reductions import Max, Sum
 from contracts.tensor.softmax import LogSumExp, Softmax
 from tests import strategies as s
-from tests.spec_rows import params, require, row, rows
+from tests.spec_rows import params, reference_only, require, row, rows
 from tests.stage06_cases import refuse_with, spec_vjp_with
 from tests.tensor_cases import require_reference
 
@@ -185,6 +185,7 @@ def test_every_valid_axis_is_accepted(engine: Engine, case: dict[str, Any]) -> N
         assert x.shape == grad.shape
 
 
+@reference_only("it checks the spec rows' own constants against the tests' parameters, not an engine")
 @pytest.mark.spec("S06.grad.cross-entropy")
 def test_row_constants_name_the_op_parameters() -> None:
     """The spec rows' constants are exactly the parameters the tests pass (axis, or targets as t)."""
