@@ -325,3 +325,45 @@ def test_every_mutmut_status(status: str, listed: bool, failures: list[str], war
         STATS, results, equivalents, [], 0.95
     )
     assert [line.format(eq=EQUIVALENTS) for line in warned] == warnings(results, equivalents)
+
+
+def test_pending_survivors_pass_in_plain_view_and_expire(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pending survivor passes the gate but is printed with its reason; once killed it is a warning,
+    once gone a failure; pending never hides a survivor that is not listed."""
+    stats = tmp_path / "stats.json"
+    stats.write_text(json.dumps(STATS))
+    results = tmp_path / "results.txt"
+    results.write_text("contracts.a.x_f__mutmut_1: survived\ncontracts.a.x_g__mutmut_2: no tests\n")
+    source = tmp_path / "src"
+    source.mkdir()
+    pending = tmp_path / "pending.toml"
+    pending.write_text(
+        '[[mutant]]\nname = "contracts.a.x_f__mutmut_1"\nreason = "needs a test of f\'s edge"\n'
+    )
+    arguments = ["--stats", str(stats), "--results", str(results), "--source", str(source)]
+    arguments += ["--equivalents", str(tmp_path / "none.toml"), "--pending", str(pending)]
+    assert 1 == main(arguments)
+    out = capsys.readouterr().out
+    assert "PENDING: survived mutant contracts.a.x_f__mutmut_1: needs a test of f's edge\n" in out
+    assert "FAIL: unexplained no tests mutant: contracts.a.x_g__mutmut_2" in out
+    assert "x_f__mutmut_1 (kill it" not in out
+    results.write_text("contracts.a.x_f__mutmut_1: survived\n")
+    assert 0 == main(arguments)
+    assert capsys.readouterr().out.rstrip().endswith("mutation gate: passed")
+    results.write_text("contracts.a.x_f__mutmut_1: killed\n")
+    assert 0 == main(arguments)
+    out = capsys.readouterr().out
+    assert (
+        "WARNING: pending mutant is now killed: contracts.a.x_f__mutmut_1; "
+        "remove it from mutation/pending.toml" in out
+    )
+    assert "PENDING" not in out
+    results.write_text("contracts.a.x_h__mutmut_3: killed\n")
+    assert 1 == main(arguments)
+    out = capsys.readouterr().out
+    assert (
+        "FAIL: pending mutant no longer exists: contracts.a.x_f__mutmut_1; "
+        "remove it from mutation/pending.toml" in out
+    )

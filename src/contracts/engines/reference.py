@@ -154,7 +154,8 @@ class ReferenceEngine(Engine):
     def module_replace_parameter(self, module: Any, name: str) -> object:
         owner, slot = dict(holders(module))[name]
         old = getattr(owner, slot)
-        setattr(owner, slot, type(old)(old.data()))
+        # behind the API: a frozen Embedding refuses assignment, and this simulates a replaced storage
+        object.__setattr__(owner, slot, type(old)(old.data()))
         return old
 
     def module_graph_nodes(self, module: Any, inputs: Any) -> int:
