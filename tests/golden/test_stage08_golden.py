@@ -13,7 +13,7 @@ from contracts.engines import Engine
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor, add
 from contracts.tensor.norm import rms_norm
-from tests.spec_rows import example_params, require, row, rows
+from tests.spec_rows import OWN_TYPES, example_params, reference_only, require, row, rows
 from tests.stage06_cases import EPS64, eps_outside_rms_norm, naive_rms_norm, refuse_with, spec_vjp_with
 from tests.tensor_cases import require_reference
 
@@ -48,6 +48,7 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     assert_example(engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("S08.rule.residual")]))
 def test_residual_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """x + rms_norm(x): value x + y, dx = g + the rms VJP (1.46875 = 1 + 0.46875), dgain = the branch's."""

@@ -18,7 +18,7 @@ from contracts.tensor.engine_ops import reference_tensor_vjp_with
 from contracts.tensor.reductions import Max, Sum
 from contracts.tensor.softmax import LogSumExp, Softmax
 from tests import strategies as s
-from tests.spec_rows import params, reference_only, require, row, rows
+from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
 from tests.stage06_cases import refuse_with, spec_vjp_with
 from tests.tensor_cases import require_reference
 
@@ -81,6 +81,7 @@ def test_gradients_match_central_differences(engine: Engine, spec_row: SpecRow, 
     assert numeric == pytest.approx(analytic, rel=1e-5, abs=1e-6)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
 @given(data=st.data())
 def test_ops_over_array_api_strict(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
@@ -207,6 +208,7 @@ def test_cross_entropy_refuses_every_empty_batch_axis(engine: Engine, shape: tup
     assert message == str(raised.value)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S06.grad.sum", "S06.grad.max", "S06.grad.logsumexp", "S06.grad.softmax")
 @given(case=s.axis_case())
 def test_out_shape_is_the_result_shape(engine: Engine, case: dict[str, Any]) -> None:

@@ -19,7 +19,7 @@ from contracts.tensor import Tensor, add
 from contracts.tensor.engine_ops import reference_tensor_vjp_with
 from contracts.tensor.norm import rms_norm
 from tests import strategies as s
-from tests.spec_rows import params, require, row, rows
+from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
 from tests.stage06_cases import (
     DPS,
     EPS64,
@@ -80,6 +80,7 @@ def test_gradients_match_central_differences(
     assert numeric == pytest.approx(analytic, rel=1e-5, abs=1e-6)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S08.grad.rms-norm")
 @given(case=s.rms_case())
 def test_rms_norm_over_array_api_strict(engine: Engine, case: dict[str, Any]) -> None:
@@ -95,6 +96,7 @@ def test_rms_norm_over_array_api_strict(engine: Engine, case: dict[str, Any]) ->
         assert expected == pytest.approx(actual, rel=1e-9, abs=1e-12)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S08.rule.residual")
 @given(case=s.rms_case())
 def test_residual_gradient_is_upstream_plus_the_branch(engine: Engine, case: dict[str, Any]) -> None:
@@ -110,6 +112,7 @@ def test_residual_gradient_is_upstream_plus_the_branch(engine: Engine, case: dic
     assert branch_dgain.tolist() == gain.grad.tolist()
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S08.rule.residual")
 @given(case=s.rms_case(), data=st.data())
 def test_residual_gradient_matches_central_differences(
@@ -245,6 +248,7 @@ def test_stability_across_scales(engine: Engine, case: dict[str, Any]) -> None:
     assert_within_stability_bound(engine, case)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S08.rule.stability")
 @given(case=s.rms_case(scales=(-300, 300), eps=s.log_eps))
 def test_reference_is_stable_across_the_float_range(engine: Engine, case: dict[str, Any]) -> None:
@@ -253,6 +257,7 @@ def test_reference_is_stable_across_the_float_range(engine: Engine, case: dict[s
     assert_within_stability_bound(engine, case)
 
 
+@reference_only(OWN_TYPES)
 @pytest.mark.spec("S08.rule.stability")
 @given(case=s.rms_case(eps=s.log_eps), scales=st.lists(st.integers(-300, 300), min_size=2, max_size=2))
 def test_each_row_is_scaled_by_its_own_magnitude(

@@ -118,7 +118,7 @@ class Engine:
         """
         raise NotImplementedError(f"{self.name}: tensor_vjp")
 
-    # -- composite programs (issue 10: gradients through whole DAGs, not one op at a time) -----------
+    # -- composite programs: gradients through whole DAGs, not one op at a time ---------------------
 
     def scalar_program_grads(
         self, program: Program, leaves: Sequence[float]
@@ -141,7 +141,7 @@ class Engine:
         """tensor_vjp for an op of TENSOR_PARAM_OPS; params holds its non-differentiable arguments."""
         raise NotImplementedError(f"{self.name}: tensor_vjp_with")
 
-    # -- module level (issue 13: port conformance; types in contracts.engines.modules) -------------
+    # -- module level: port conformance (plain-data types in contracts.engines.modules) ------------
     # A module is the engine's own object, opaque to the tests. Capabilities: modules.MODULE.
     # Engine exception type -> the spec's exception family (a declared mapping, never a catch-all).
     error_families: ClassVar[Mapping[type[BaseException], str]] = {}

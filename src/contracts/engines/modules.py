@@ -1,4 +1,4 @@
-"""Module-level plain data for the adapter protocol (issue 13: port conformance).
+"""Module-level plain data for the adapter protocol (port conformance).
 
 An adapter builds an embedding, a Linear or an MLP with the engine's own module types and reports
 back plain data only: each parameter tensor as (logical name, shape, count) in the seeds' naming
