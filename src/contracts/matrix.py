@@ -22,6 +22,7 @@ EXIT_INVALID = 2
 MARKS = {
     "passed": "pass",
     "failed": "FAIL",
+    "not exercised": "NOT RUN",
     "not applicable": "n/a",
     "skipped": "skip",
     "unbound": "unbound",
@@ -30,6 +31,7 @@ MARKS = {
 COLOURS = {
     "passed": "#b7e4b0",
     "failed": "#f4a3a3",
+    "not exercised": "#f4a3a3",
     "not applicable": "#e2e2e2",
     "skipped": "#f8e3a3",
     "unbound": "#f8e3a3",

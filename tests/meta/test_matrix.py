@@ -46,6 +46,15 @@ TORCH = report(
 EXTRA = report("other", [("S05.c", "05", "skipped", ["why"])])
 
 
+def test_a_row_never_run_on_the_engine_is_marked_as_such(tmp_path: Path) -> None:
+    """verify's 'not exercised' (a test passed without calling the engine) is shown, never as a pass."""
+    path = write(tmp_path, "n.json", report("e", [("S03.a", "03", "not exercised", [])]))
+    assert "| `S03.a` | NOT RUN |\n" in to_markdown(build([read_report(path)]))
+    assert '<td style="background:#f4a3a3" title="not exercised">NOT RUN</td>' in to_html(
+        build([read_report(path)])
+    )
+
+
 def test_markdown_has_a_cell_per_row_and_engine_and_counts_per_stage(tmp_path: Path) -> None:
     """Rows in first-report order, one mark per engine, absent rows as '-', counts per stage and in all."""
     paths = [write(tmp_path, f"{i}.json", doc) for i, doc in enumerate((REFERENCE, TORCH, EXTRA))]
@@ -192,3 +201,29 @@ def test_a_verify_run_that_wrote_no_report_is_named(
         "contracts matrix: contracts verify --impl nope wrote no report (exit code 2)\n"
         == capsys.readouterr().err
     )
+
+
+def test_html_page_in_full(tmp_path: Path) -> None:
+    """The whole page of a one-engine, two-row matrix: markup, escaping, colours, counts."""
+    rows = [
+        {"id": "A.b", "title": 't "q"', "stage": "A", "status": "passed", "reasons": []},
+        {"id": "A.c", "title": "u", "stage": "A", "status": "not applicable", "reasons": ["x & y"]},
+    ]
+    path = write(
+        tmp_path, "r.json", {"format": "contracts-verify-report", "engine": {"name": "e<1>"}, "rows": rows}
+    )
+    expected = (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>contracts conformance matrix'
+        "</title>\n<style>body{font-family:sans-serif}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #999;padding:2px 6px;text-align:left}td{text-align:center}</style>"
+        "</head><body>\n<h1>Conformance matrix</h1>\n"
+        "<table><tr><th>engine</th><th>stage A</th><th>all</th></tr><tr><th>e&lt;1&gt;</th>"
+        "<td>1 passed, 1 not applicable</td><td>1 passed, 1 not applicable</td></tr></table>\n"
+        "<table><tr><th>row</th><th>e&lt;1&gt;</th></tr>\n"
+        '<tr><th title="t &quot;q&quot;"><code>A.b</code></th>'
+        '<td style="background:#b7e4b0" title="passed">pass</td></tr>\n'
+        '<tr><th title="u"><code>A.c</code></th>'
+        '<td style="background:#e2e2e2" title="x &amp; y">n/a</td></tr>\n'
+        "</table>\n</body></html>\n"
+    )
+    assert expected == to_html(build([read_report(path)]))

@@ -63,3 +63,31 @@ def test_a_deselected_row_without_reasons_is_skipped_naming_its_status() -> None
     skipped = cases["B.rule.free"].find("skipped")
     assert skipped is not None
     assert "deselected" == skipped.get("message")
+
+
+JUNIT = """\
+<?xml version="1.0" encoding="utf-8"?>
+<testsuites name="contracts verify fake">
+  <testsuite name="contracts fake stage A" tests="3" failures="1" skipped="1" errors="0" time="3.000000">
+    <testcase name="A.grad.ok" classname="contracts.fake.stageA" time="1.000000" />
+    <testcase name="A.fail.bad" classname="contracts.fake.stageA" time="1.000000">
+      <failure message="A.fail.bad: failed (failed)">tests/properties/test_x.py::test_bad
+assert 1 == 2
+repro: pytest tests/properties/test_x.py::test_bad --impl fake --hypothesis-profile=ci</failure>
+    </testcase>
+    <testcase name="A.rule.na" classname="contracts.fake.stageA" time="1.000000">
+      <skipped message="not applicable: engine does not provide x" />
+    </testcase>
+  </testsuite>
+  <testsuite name="contracts fake stage B" tests="1" failures="1" skipped="0" errors="0" time="0.000000">
+    <testcase name="B.rule.free" classname="contracts.fake.stageB" time="0.000000">
+      <failure message="B.rule.free: not proven (unbound)">B.rule.free is unbound: </failure>
+    </testcase>
+  </testsuite>
+</testsuites>
+"""
+
+
+def test_junit_document_in_full() -> None:
+    """The whole document: suite and case names, counts, times, failure text with its repro."""
+    assert JUNIT == format_junit(make_report(RECORDS))
