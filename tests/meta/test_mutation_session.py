@@ -132,3 +132,34 @@ def test_run_mutmut_starts_mutmut_with_its_output_piped(monkeypatch: pytest.Monk
     assert 0 == mutation_session.run_mutmut(3, 30.0, out)
     assert [[sys.executable, "-m", "mutmut", "run", "--max-children", "3"]] == started
     assert "mutmut: ⠋ 1/1 done\n" == out.getvalue()
+
+
+def test_defaults_and_help(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """Two children and a line every 30 s by default; --help names the command and the options."""
+    run = Recorded(0)
+    monkeypatch.setattr(mutation_session, "run_mutmut", run)
+    monkeypatch.setattr(subprocess, "run", lambda command, check: subprocess.CompletedProcess(command, 0))
+    monkeypatch.setattr(contracts.mutation, "main", Recorded(0))
+    assert 0 == main([])
+    assert [((2, 30.0, sys.stdout), {})] == run.calls
+    with pytest.raises(SystemExit):
+        main(["--help"])
+    out = capsys.readouterr().out
+    assert out.startswith("usage: python -m contracts.mutation_session [-h] [--max-children MAX_CHILDREN]")
+    assert "One command for the whole mutation run" in out
+    assert "seconds between progress lines" in out
+
+
+def test_export_runs_unchecked_so_its_code_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
+    """export-cicd-stats runs with check=False: a failing export is reported, not raised."""
+    checks: list[bool] = []
+
+    def fake_run(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
+        checks.append(check)
+        return subprocess.CompletedProcess(command, 0)
+
+    monkeypatch.setattr(mutation_session, "run_mutmut", Recorded(0))
+    monkeypatch.setattr(subprocess, "run", fake_run)
+    monkeypatch.setattr(contracts.mutation, "main", Recorded(0))
+    assert 0 == main([])
+    assert [False] == checks
