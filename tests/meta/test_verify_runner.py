@@ -391,9 +391,9 @@ def test_usage_errors_have_code_2() -> None:
 
 
 def test_child_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """The child sees the current directory first on PYTHONPATH (blank entries dropped), the suite's
-    specs unless CONTRACTS_SPECS is set, and no PYTEST_ADDOPTS from the caller's shell."""
-    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["a", "", "b"]))
+    """The child sees the current directory first on PYTHONPATH (blank and repeated entries dropped),
+    the suite's specs unless CONTRACTS_SPECS is set, and no PYTEST_ADDOPTS from the caller's shell."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(["a", "", "b", ".", "a"]))
     monkeypatch.setenv("PYTEST_ADDOPTS", "-x")
     monkeypatch.delenv("CONTRACTS_SPECS", raising=False)
     monkeypatch.chdir(tmp_path)
