@@ -10,10 +10,12 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import Any
 
 from benchmarks.report import Row, ratio_row
 from benchmarks.timing import compare
+from contracts.engines.modules import count_operation_nodes as count_graph_nodes
 from contracts.model import MLP, ModelPlan
 from contracts.shapes import Matrix
 from contracts.value import Value, count_operation_nodes
@@ -95,19 +97,8 @@ def micrograd_step(work: Workload) -> tuple[Callable[[], Any], Any]:
 
 
 def micrograd_operation_nodes(root: Any) -> int:
-    """Operation nodes (with children) reachable from a micrograd Value, iteratively."""
-    seen: set[int] = set()
-    stack = [root]
-    count = 0
-    while stack:
-        node = stack.pop()
-        if id(node) in seen:
-            continue
-        seen.add(id(node))
-        if node._prev:
-            count += 1
-        stack.extend(node._prev)
-    return count
+    """Operation nodes (with children) reachable from a micrograd Value: the adapters' own counter."""
+    return count_graph_nodes([root], attrgetter("_prev"))
 
 
 def micrograd_available() -> bool:
