@@ -162,8 +162,9 @@ def results_text(verdicts: Mapping[str, int | None]) -> str:
 def run_main(options: argparse.Namespace) -> int:
     index, count = parse_shard(options.shard)
     shard = shards_of(options.source, count)[index - 1]
-    print(f"mutation shard {index}/{count}: {len(shard)} modules: {' '.join(shard)}", flush=True)
-    return subprocess.run(run_command(shard, options.max_children), check=False).returncode
+    print(f"mutation shard {index}/{count}: {len(shard)} modules: {' '.join(shard)}")
+    sys.stdout.flush()  # this line before mutmut's output, which goes to the same descriptor
+    return subprocess.run(run_command(shard, options.max_children)).returncode
 
 
 def merge_main(options: argparse.Namespace, gate_args: list[str]) -> int:
@@ -173,9 +174,9 @@ def merge_main(options: argparse.Namespace, gate_args: list[str]) -> int:
     options.out.mkdir(parents=True, exist_ok=True)
     stats_path = options.out / "mutmut-cicd-stats.json"
     results_path = options.out / "mutmut-results.txt"
-    stats_path.write_text(json.dumps(stats(verdicts), indent=4) + "\n", encoding="utf-8")
-    results_path.write_text(results_text(verdicts), encoding="utf-8")
-    print(f"merged {len(options.mutants)} shards: {len(verdicts)} mutants -> {stats_path}", flush=True)
+    stats_path.write_bytes((json.dumps(stats(verdicts), indent=4) + "\n").encode())
+    results_path.write_bytes(results_text(verdicts).encode())
+    print(f"merged {len(options.mutants)} shards: {len(verdicts)} mutants -> {stats_path}")
     return mutation.main(["--stats", str(stats_path), "--results", str(results_path), *gate_args])
 
 

@@ -177,7 +177,7 @@ def test_impl_runs_verify_per_engine_into_a_temporary_report(
     """Each --impl runs `contracts verify --format json -o TMP -q` plus --verify-arg, then is read."""
     commands: list[list[str]] = []
 
-    def fake_run(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
+    def fake_run(command: list[str]) -> subprocess.CompletedProcess[str]:
         commands.append(command)
         Path(command[command.index("-o") + 1]).write_text(json.dumps(TORCH), encoding="utf-8")
         return subprocess.CompletedProcess(command, 1)
@@ -195,7 +195,7 @@ def test_a_verify_run_that_wrote_no_report_is_named(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """An engine whose verify could not start leaves no report: matrix says which, with its exit code."""
-    monkeypatch.setattr(subprocess, "run", lambda command, check: subprocess.CompletedProcess(command, 2))
+    monkeypatch.setattr(subprocess, "run", lambda command: subprocess.CompletedProcess(command, 2))
     assert 2 == main(["--impl", "nope"])
     assert (
         "contracts matrix: contracts verify --impl nope wrote no report (exit code 2)\n"
@@ -204,26 +204,39 @@ def test_a_verify_run_that_wrote_no_report_is_named(
 
 
 def test_html_page_in_full(tmp_path: Path) -> None:
-    """The whole page of a one-engine, two-row matrix: markup, escaping, colours, counts."""
-    rows = [
+    """The whole page of a two-engine, two-stage matrix: markup, escaping, colours, counts, order."""
+    first = [
         {"id": "A.b", "title": 't "q"', "stage": "A", "status": "passed", "reasons": []},
-        {"id": "A.c", "title": "u", "stage": "A", "status": "not applicable", "reasons": ["x & y"]},
+        {"id": "B.c", "title": "u", "stage": "B", "status": "not applicable", "reasons": ['x & "y"', "z"]},
     ]
-    path = write(
-        tmp_path, "r.json", {"format": "contracts-verify-report", "engine": {"name": "e<1>"}, "rows": rows}
-    )
+    second = [
+        {"id": "A.b", "title": 't "q"', "stage": "A", "status": "failed", "reasons": []},
+        {"id": "B.c", "title": "u", "stage": "B", "status": "passed", "reasons": []},
+    ]
+    paths = [
+        write(
+            tmp_path,
+            f"{name}.json",
+            {"format": "contracts-verify-report", "engine": {"name": name}, "rows": rows},
+        )
+        for name, rows in (("e<1>", first), ("f", second))
+    ]
     expected = (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>contracts conformance matrix'
         "</title>\n<style>body{font-family:sans-serif}table{border-collapse:collapse;margin:1em 0}"
         "td,th{border:1px solid #999;padding:2px 6px;text-align:left}td{text-align:center}</style>"
         "</head><body>\n<h1>Conformance matrix</h1>\n"
-        "<table><tr><th>engine</th><th>stage A</th><th>all</th></tr><tr><th>e&lt;1&gt;</th>"
-        "<td>1 passed, 1 not applicable</td><td>1 passed, 1 not applicable</td></tr></table>\n"
-        "<table><tr><th>row</th><th>e&lt;1&gt;</th></tr>\n"
+        "<table><tr><th>engine</th><th>stage A</th><th>stage B</th><th>all</th></tr>"
+        "<tr><th>e&lt;1&gt;</th><td>1 passed</td><td>1 not applicable</td>"
+        "<td>1 passed, 1 not applicable</td></tr>"
+        "<tr><th>f</th><td>1 failed</td><td>1 passed</td><td>1 passed, 1 failed</td></tr></table>\n"
+        "<table><tr><th>row</th><th>e&lt;1&gt;</th><th>f</th></tr>\n"
         '<tr><th title="t &quot;q&quot;"><code>A.b</code></th>'
+        '<td style="background:#b7e4b0" title="passed">pass</td>'
+        '<td style="background:#f4a3a3" title="failed">FAIL</td></tr>\n'
+        '<tr><th title="u"><code>B.c</code></th>'
+        '<td style="background:#e2e2e2" title="x &amp; &quot;y&quot;; z">n/a</td>'
         '<td style="background:#b7e4b0" title="passed">pass</td></tr>\n'
-        '<tr><th title="u"><code>A.c</code></th>'
-        '<td style="background:#e2e2e2" title="x &amp; y">n/a</td></tr>\n'
         "</table>\n</body></html>\n"
     )
-    assert expected == to_html(build([read_report(path)]))
+    assert expected == to_html(build([read_report(path) for path in paths]))

@@ -80,7 +80,7 @@ def test_main_runs_mutmut_then_exports_then_gates(monkeypatch: pytest.MonkeyPatc
     gate = Recorded(7)
     exported: list[list[str]] = []
 
-    def fake_export(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
+    def fake_export(command: list[str]) -> subprocess.CompletedProcess[str]:
         exported.append(command)
         return subprocess.CompletedProcess(command, 0)
 
@@ -110,7 +110,7 @@ def test_main_stops_with_the_failing_step_code(
     monkeypatch.setattr(
         subprocess,
         "run",
-        lambda command, check: subprocess.CompletedProcess(command, export_code),
+        lambda command: subprocess.CompletedProcess(command, export_code),
     )
     monkeypatch.setattr(contracts.mutation, "main", gate)
     assert (run_code or export_code) == main([])
@@ -138,7 +138,7 @@ def test_defaults_and_help(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
     """Two children and a line every 30 s by default; --help names the command and the options."""
     run = Recorded(0)
     monkeypatch.setattr(mutation_session, "run_mutmut", run)
-    monkeypatch.setattr(subprocess, "run", lambda command, check: subprocess.CompletedProcess(command, 0))
+    monkeypatch.setattr(subprocess, "run", lambda command: subprocess.CompletedProcess(command, 0))
     monkeypatch.setattr(contracts.mutation, "main", Recorded(0))
     assert 0 == main([])
     assert [((2, 30.0, sys.stdout), {})] == run.calls
@@ -148,18 +148,3 @@ def test_defaults_and_help(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
     assert out.startswith("usage: python -m contracts.mutation_session [-h] [--max-children MAX_CHILDREN]")
     assert "One command for the whole mutation run" in out
     assert "seconds between progress lines" in out
-
-
-def test_export_runs_unchecked_so_its_code_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:
-    """export-cicd-stats runs with check=False: a failing export is reported, not raised."""
-    checks: list[bool] = []
-
-    def fake_run(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
-        checks.append(check)
-        return subprocess.CompletedProcess(command, 0)
-
-    monkeypatch.setattr(mutation_session, "run_mutmut", Recorded(0))
-    monkeypatch.setattr(subprocess, "run", fake_run)
-    monkeypatch.setattr(contracts.mutation, "main", Recorded(0))
-    assert 0 == main([])
-    assert [False] == checks

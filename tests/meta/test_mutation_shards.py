@@ -190,7 +190,7 @@ def test_the_exit_code_table_is_mutmuts() -> None:
 
 
 def test_merge_main_writes_stats_and_results_then_gates(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """merge writes both files into --out and passes them, with the remaining options, to the gate."""
     package = make_package(tmp_path, {"__init__.py": 1, "a.py": 5})
@@ -204,33 +204,22 @@ def test_merge_main_writes_stats_and_results_then_gates(
     shard_one, shard_two = tmp_path / "s1", tmp_path / "s2"
     write_meta(shard_one, package / "a.py", {"pkg.a.x_f__mutmut_1": 1})
     write_meta(shard_two, package / "__init__.py", {"pkg.x_g__mutmut_1": 0})
-    out = tmp_path / "merged"
-    code = main(
-        [
-            "--source",
-            str(package),
-            "merge",
-            str(shard_one),
-            str(shard_two),
-            "--out",
-            str(out),
-            "--threshold",
-            "0.5",
-        ]
+    out = tmp_path / "merged" / "deeper"  # parents are made; a second merge into it is fine
+    argv = ["--source", str(package), "merge", str(shard_one), str(shard_two), "--out", str(out)]
+    codes = [main([*argv, "--threshold", "0.5"]), main([*argv, "--threshold", "0.5"])]
+    assert [4, 4] == codes
+    stats_path, results_path = out / "mutmut-cicd-stats.json", out / "mutmut-results.txt"
+    gate_argv = ["--stats", str(stats_path), "--results", str(results_path), "--threshold", "0.5"]
+    assert [gate_argv, gate_argv] == gate
+    expected_stats = (
+        '{\n    "killed": 1,\n    "survived": 1,\n    "total": 2,\n    "no_tests": 0,\n'
+        '    "skipped": 0,\n    "suspicious": 0,\n    "timeout": 0,\n'
+        '    "check_was_interrupted_by_user": 0,\n    "segfault": 0\n}\n'
     )
-    assert 4 == code
-    assert [
-        [
-            "--stats",
-            str(out / "mutmut-cicd-stats.json"),
-            "--results",
-            str(out / "mutmut-results.txt"),
-            "--threshold",
-            "0.5",
-        ]
-    ] == gate
-    assert 1 == json.loads((out / "mutmut-cicd-stats.json").read_text())["survived"]
-    assert "    pkg.x_g__mutmut_1: survived\n" == (out / "mutmut-results.txt").read_text()
+    assert expected_stats == stats_path.read_text(encoding="utf-8")
+    assert "    pkg.x_g__mutmut_1: survived\n" == results_path.read_text(encoding="utf-8")
+    line = f"merged 2 shards: 2 mutants -> {stats_path}\n"
+    assert line * 2 == capsys.readouterr().out
 
 
 def test_run_main_runs_mutmut_on_its_shard(
@@ -240,7 +229,7 @@ def test_run_main_runs_mutmut_on_its_shard(
     package = make_package(tmp_path, {"__init__.py": 1, "a.py": 5, "b.py": 3})
     ran: list[list[str]] = []
 
-    def fake_run(command: list[str], check: bool) -> subprocess.CompletedProcess[str]:
+    def fake_run(command: list[str]) -> subprocess.CompletedProcess[str]:
         ran.append(command)
         return subprocess.CompletedProcess(command, 6)
 

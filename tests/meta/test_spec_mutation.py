@@ -977,6 +977,72 @@ def test_run_mutant_reads_the_child(monkeypatch: pytest.MonkeyPatch, child: str,
     assert expected == statement_plugin.run_mutant(Holder.plain, Holder.plain.__code__, [], 2.0)
 
 
+class Outcome:
+    """A test report as child_exit_code reads it."""
+
+    def __init__(self, failed: bool) -> None:
+        self.failed = failed
+
+
+def child_with(outcomes: dict[str, list[bool]], ran: list[str]) -> Any:
+    """A stand-in for running one test: records the test's name and returns its reports."""
+
+    def run(item: Any) -> list[Outcome]:
+        ran.append(item)
+        if outcomes[item] == ["raise"]:
+            raise KeyboardInterrupt
+        return [Outcome(failed) for failed in outcomes[item]]
+
+    return run
+
+
+@pytest.mark.parametrize(
+    ("outcomes", "expected_exit", "expected_ran"),
+    [
+        pytest.param({"a": [False], "b": [False, False]}, 0, ["a", "b"], id="all-pass-survives"),
+        pytest.param(
+            {"a": [False], "b": [False, True], "c": [False]}, 1, ["a", "b"], id="stops-at-first-fail"
+        ),
+        pytest.param({"a": [True, False], "b": [False]}, 1, ["a"], id="setup-failure-kills"),
+        pytest.param({"a": ["raise"], "b": [False]}, 1, ["a"], id="broken-harness-is-detected"),
+        pytest.param({}, 0, [], id="no-tests-survives"),
+    ],
+)
+def test_child_exit_code_runs_the_mutant_until_a_test_fails(
+    outcomes: dict[str, list[bool]], expected_exit: int, expected_ran: list[str]
+) -> None:
+    """The child installs the mutated code first, runs the tests in order and exits 1 at the first failure."""
+
+    def target() -> int:
+        return 1
+
+    def mutated() -> int:
+        return 2
+
+    ran: list[str] = []
+    tests: Any = list(outcomes)
+    exit_code = statement_plugin.child_exit_code(target, mutated.__code__, tests, child_with(outcomes, ran))
+    assert (expected_exit, expected_ran, 2) == (exit_code, ran, target())
+
+
+def test_child_exit_code_counts_a_bad_code_object_as_detected() -> None:
+    """A code object the function cannot take (another closure) breaks the harness: exit 1, nothing run."""
+
+    def target() -> int:
+        return 1
+
+    captured = 3
+
+    def closure() -> int:
+        return captured
+
+    ran: list[str] = []
+    exit_code = statement_plugin.child_exit_code(
+        target, closure.__code__, ["a"], child_with({"a": [False]}, ran)
+    )
+    assert (1, [], 1) == (exit_code, ran, target())
+
+
 def test_shard_without_results_is_an_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """A pytest child that writes no results stops the run with its log's tail."""
 

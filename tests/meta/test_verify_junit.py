@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 from contracts.verify.formats import FORMATS
 from contracts.verify.junit import format_junit
 from contracts.verify.report import Rerun, aggregate
-from tests.meta.test_verify_report import RECORDS, ROWS, make_report
+from tests.meta.test_verify_report import GOLDEN, NA, PROPERTY, RECORDS, ROWS, make_report, record
 
 
 def parsed() -> ET.Element:
@@ -91,3 +91,42 @@ repro: pytest tests/properties/test_x.py::test_bad --impl fake --hypothesis-prof
 def test_junit_document_in_full() -> None:
     """The whole document: suite and case names, counts, times, failure text with its repro."""
     assert JUNIT == format_junit(make_report(RECORDS))
+
+
+MANY = [
+    record(PROPERTY.format("ok"), ["A.grad.ok"]),
+    record(PROPERTY.format("bad"), ["A.fail.bad"], "failed", message="assert 1 == 2"),
+    record(GOLDEN.format("bad"), ["A.fail.bad"], "failed", message=None),
+    record(PROPERTY.format("na"), ["A.rule.na"], "not applicable", reason=NA, examples=None),
+    record(
+        GOLDEN.format("na"), ["A.rule.na"], "not applicable", reason="not applicable: also y", examples=None
+    ),
+    record(PROPERTY.format("free"), ["B.rule.free"], "skipped", reason="no x here", examples=None),
+    record(GOLDEN.format("free"), ["B.rule.free"], "skipped", reason="no y there", examples=None),
+]
+FAILURE_BLOCKS = """\
+tests/properties/test_x.py::test_bad
+assert 1 == 2
+repro: pytest tests/properties/test_x.py::test_bad --impl fake --hypothesis-profile=ci
+
+tests/golden/test_x.py::test_bad
+
+repro: pytest tests/golden/test_x.py::test_bad --impl fake --hypothesis-profile=ci"""
+
+
+def test_several_failures_and_reasons_are_all_shown() -> None:
+    """Two failing tests give two blocks (a message-less one blank); every reason of a row is joined."""
+    cases = {
+        case.get("name"): case for case in ET.fromstring(format_junit(make_report(MANY))).iter("testcase")
+    }
+    failure, skipped, unproven = (
+        cases["A.fail.bad"].find("failure"),
+        cases["A.rule.na"].find("skipped"),
+        cases["B.rule.free"].find("failure"),
+    )
+    assert failure is not None
+    assert skipped is not None
+    assert unproven is not None
+    assert FAILURE_BLOCKS == failure.text
+    assert "not applicable: engine does not provide x; also y" == skipped.get("message")
+    assert "B.rule.free is skipped: no x here; no y there" == unproven.text

@@ -95,11 +95,10 @@ def score(found: Mapping[str, int]) -> float:
 
 def was_run(name: str, results: Mapping[str, Any]) -> bool:
     """Whether the results cover the listed mutant's row (a run may choose rows) or module."""
-    owner = name.split(":", 1)[0]
-    if owner.startswith(STATEMENT_PREFIX):
+    if name.startswith(STATEMENT_PREFIX):
         return "statements" in results
-    chosen: list[str] = results.get("spec", {}).get("selection", [])
-    return "spec" in results and (not chosen or owner.startswith(tuple(chosen)))
+    chosen: list[str] | None = results.get("spec", {}).get("selection")  # row-id prefixes
+    return "spec" in results and (not chosen or name.startswith(tuple(chosen)))
 
 
 def problems(results: Mapping[str, Any], listed: Listed, threshold: float = THRESHOLD) -> list[str]:

@@ -74,7 +74,7 @@ def coverage(
 
         sys.setprofile(profile)
         try:
-            runtestprotocol(item, log=False, nextitem=None)
+            run_item(item)
         finally:
             sys.setprofile(None)
         seconds.append(time.monotonic() - started)
@@ -83,17 +83,33 @@ def coverage(
     return calls, seconds
 
 
-# Runs only in a forked child, which exits without saving coverage data.
-def run_child(function: Any, code: types.CodeType, tests: Sequence[pytest.Item]) -> None:  # pragma: no cover
-    """In the forked child: install the mutant, run the tests, exit 1 at the first failure."""
+def run_item(item: pytest.Item) -> list[pytest.TestReport]:
+    """Run one test (setup, call, teardown) without logging; its reports."""
+    return runtestprotocol(item, log=False, nextitem=None)
+
+
+def child_exit_code(
+    function: Any,
+    code: types.CodeType,
+    tests: Sequence[pytest.Item],
+    run: Callable[[pytest.Item], Sequence[pytest.TestReport]] = run_item,
+) -> int:
+    """What the forked child exits with: the mutant installed, 1 at the first failing test (or when
+    the mutant breaks the harness itself: it is detected), else 0."""
     try:
         function.__code__ = code
         for item in tests:
-            if any(report.failed for report in runtestprotocol(item, log=False, nextitem=None)):
-                os._exit(1)
-    except BaseException:  # the mutant broke the harness itself: it is detected
-        os._exit(1)
-    os._exit(0)
+            if any(report.failed for report in run(item)):
+                return 1
+    except BaseException:
+        return 1
+    return 0
+
+
+# The child exits without saving coverage data; child_exit_code is what it runs (tested in-process).
+def run_child(function: Any, code: types.CodeType, tests: Sequence[pytest.Item]) -> None:  # pragma: no cover
+    """In the forked child: run the mutant's tests and exit with child_exit_code."""
+    os._exit(child_exit_code(function, code, tests))
 
 
 def run_mutant(
