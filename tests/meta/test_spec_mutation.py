@@ -984,12 +984,12 @@ class Outcome:
         self.failed = failed
 
 
-def child_with(outcomes: dict[str, list[bool]], ran: list[str]) -> Any:
+def child_with(outcomes: dict[str, list[Any]], ran: list[str]) -> Any:
     """A stand-in for running one test: records the test's name and returns its reports."""
 
     def run(item: Any) -> list[Outcome]:
         ran.append(item)
-        if outcomes[item] == ["raise"]:
+        if outcomes[item] == ["raise"]:  # a harness that breaks mid-run
             raise KeyboardInterrupt
         return [Outcome(failed) for failed in outcomes[item]]
 
@@ -1009,7 +1009,7 @@ def child_with(outcomes: dict[str, list[bool]], ran: list[str]) -> Any:
     ],
 )
 def test_child_exit_code_runs_the_mutant_until_a_test_fails(
-    outcomes: dict[str, list[bool]], expected_exit: int, expected_ran: list[str]
+    outcomes: dict[str, list[Any]], expected_exit: int, expected_ran: list[str]
 ) -> None:
     """The child installs the mutated code first, runs the tests in order and exits 1 at the first failure."""
 
