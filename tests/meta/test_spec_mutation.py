@@ -1037,8 +1037,9 @@ def test_child_exit_code_counts_a_bad_code_object_as_detected() -> None:
         return captured
 
     ran: list[str] = []
+    tests: Any = ["a"]
     exit_code = statement_plugin.child_exit_code(
-        target, closure.__code__, ["a"], child_with({"a": [False]}, ran)
+        target, closure.__code__, tests, child_with({"a": [False]}, ran)
     )
     assert (1, [], 1) == (exit_code, ran, target())
 
