@@ -273,3 +273,27 @@ def test_every_listed_probe_has_something_to_read(spec_row: SpecRow, data: st.Da
     assert [] == missing
     if spec_row["blocked_at"].startswith(NEVER_GRAPH):
         assert not {"graph_nodes", "operations"} & set(spec_row["probes"])
+
+
+# ---------------------------------------------------------------- the counters count only what exists
+
+
+@pytest.mark.parametrize(
+    "data",
+    [float("nan"), float("inf"), True, "1.0", 10**400],
+    ids=["nan", "inf", "bool", "str", "int-beyond-float64"],
+)
+def test_a_refused_counting_leaf_is_not_counted(data: object) -> None:
+    """The values_created probe reads CountingValue's counter: a leaf its constructor refuses never existed,
+    so it moves neither counter (counting before the check would report work a refusal never did)."""
+    counter = CountingValue.reset()
+    with pytest.raises((TypeError, ValueError)):
+        CountingValue(data)  # type: ignore[arg-type]
+    assert (0, 0) == (counter.values, counter.operations)
+
+
+def test_counting_value_counts_each_created_leaf_and_operation_once() -> None:
+    """Two leaves and one product: values 3 (every CountingValue) and operations 1 (nodes with parents)."""
+    counter = CountingValue.reset()
+    product = CountingValue(2.0) * CountingValue(3.0)
+    assert (3, 1, 6.0) == (counter.values, counter.operations, product.data)
