@@ -269,6 +269,7 @@ def test_capability_names() -> None:
     tensor = {f"tensor.{op}" for op in ("add", "multiply", "maximum", "exp", "log", "matmul", "relu")}
     tensor |= {f"tensor.{op}" for op in ("sum", "max", "logsumexp", "softmax", "log_softmax")}
     tensor |= {"tensor.cross_entropy", "tensor.rms_norm", "tensor.param-errors"}
+    tensor |= {"tensor.refusals", "tensor.data", "tensor.domain"}
     assert scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.domain"} == SCALAR
     assert tensor | {"tensor.shape-errors"} == TENSOR
     assert {"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"} == CONTRACT_FAMILIES
@@ -350,7 +351,7 @@ def test_torch_declares_what_it_lacks_and_why() -> None:
     """torch's capabilities, and the reason each missing one gives in the report."""
     engine = load_engine_or_skip("torch", "torch")
     assert (SCALAR - {"scalar.domain"}) | (
-        TENSOR - {"tensor.shape-errors", "tensor.param-errors"}
+        TENSOR - {"tensor.shape-errors", "tensor.param-errors", "tensor.domain"}
     ) | PROGRAMS == engine.capabilities - MODULE
     lacks = {c: engine.lacks(c) for c in SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS}
     expected: dict[str, str | None] = dict.fromkeys(
@@ -360,10 +361,14 @@ def test_torch_declares_what_it_lacks_and_why() -> None:
         "scalar.domain": "torch does not provide scalar.domain (torch computes log(x <= 0) = nan or -inf, "
         "exp(710) = inf and 1/0 = inf instead of refusing the operation)",
         "tensor.shape-errors": "torch does not provide tensor.shape-errors (torch raises its own "
-        "RuntimeError (its own message) from inside the op, not ShapeError before a node exists)",
+        "RuntimeError (its own message) from inside the op, not ShapeError with the spec's message before "
+        "a node exists (its family is checked by tensor.refusals))",
         "tensor.param-errors": "torch does not provide tensor.param-errors (torch raises its own IndexError "
-        "or RuntimeError for a bad dim, target or weight shape, and computes with eps <= 0 or nan (giving "
-        "inf or nan) instead of refusing)",
+        "or RuntimeError for a bad dim, target or weight shape (its family is checked by tensor.refusals), "
+        "not the spec's message)",
+        "tensor.domain": "torch does not provide tensor.domain (torch follows IEEE 754: log(x <= 0) is -inf "
+        "or nan, exp(710) and overflowing results or gradients are inf, and nan/inf data or upstreams are "
+        "accepted, instead of a refusal)",
     }
     expected |= {c: f"torch does not provide {c} ({REFERENCE_ONLY})" for c in CONTRACT_FAMILIES}
     assert expected == lacks

@@ -65,6 +65,8 @@ class MicrogradEngine(Engine):
         | {"scalar.deep-graph", "scalar.accumulate", "scalar.program"}
         | (MODULE - {"module.embedding", "module.init"})
     )
+    # micrograd raises only Python's own errors (range() of a non-int size: TypeError)
+    error_families: ClassVar[Mapping[type[BaseException], str]] = {TypeError: "TypeError"}
     lacking: ClassVar[Mapping[str, str]] = {
         "scalar.exp": "micrograd 0.1.0's Value has no exp",
         "scalar.log": "micrograd 0.1.0's Value has no log",
