@@ -139,3 +139,32 @@ class ProgramDropsTheLastStep(ReferenceEngine):
 
     def tensor_program_vjp(self, program: Program, leaves: Sequence[Any], upstream: Any) -> Any:
         return super().tensor_program_vjp(program[:-1] if len(program) > 100 else program, leaves, upstream)
+
+
+class ReflectedSubtractionSwapped(ReferenceEngine):
+    """The reference, except a program's c - v is computed as v - c (a reflected operator got wrong)."""
+
+    name: ClassVar[str] = "broken-rsub"
+
+    def scalar_program_grads(
+        self, program: Program, leaves: Sequence[float]
+    ) -> tuple[float, tuple[float, ...]]:
+        swapped = [
+            ("sub" if op == "rsub" else op, operands, constants) for op, operands, constants in program
+        ]
+        return super().scalar_program_grads(swapped, leaves)
+
+
+class PowCastsBoolExponent(ReferenceEngine):
+    """The reference, except a bool exponent is cast to float (x ** True becomes x ** 1.0)."""
+
+    name: ClassVar[str] = "broken-pow"
+
+    def scalar_vjp(
+        self,
+        op: str,
+        inputs: Sequence[float],
+        constants: Mapping[str, float] | None = None,
+    ) -> tuple[float, tuple[float, ...]]:
+        cast = {name: float(k) if isinstance(k, bool) else k for name, k in (constants or {}).items()}
+        return super().scalar_vjp(op, inputs, cast)

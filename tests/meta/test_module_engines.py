@@ -98,6 +98,7 @@ def test_error_family_walks_the_exception_type_most_derived_first() -> None:
     families: dict[type[BaseException], str] = {IndexError: "IndexError"}
     assert "ShapeError" == family_of(families, RuntimeError("shape (2,)"), patterns)
     assert family_of(families, RuntimeError("a shape"), patterns) is None
+    assert "IndexError" == family_of(families, IndexError("shape (2,)"), patterns)  # a pattern's type counts
     assert ("ShapeError", "IndexError") == (
         family_of(families, IndexError("dim 3"), patterns),
         family_of(families, IndexError("index 3"), patterns),

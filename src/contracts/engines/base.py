@@ -34,6 +34,15 @@ SCALAR_FORMS: dict[str, Callable[..., Any]] = {
     "exp": lambda a: a.exp(),
     "log": lambda a: a.log(),
 }
+# Programs may also put a constant on the left of a binary op (c + v, c - v, c * v, c / v), through the
+# reflected operators every engine's scalar type has.
+REFLECTED_FORMS: dict[str, Callable[..., Any]] = {
+    "radd": lambda a, c: c + a,
+    "rsub": lambda a, c: c - a,
+    "rmul": lambda a, c: c * a,
+    "rdiv": lambda a, c: c / a,
+}
+PROGRAM_FORMS: dict[str, Callable[..., Any]] = {**SCALAR_FORMS, **REFLECTED_FORMS}
 SCALAR = frozenset(f"scalar.{op}" for op in SCALAR_OPS) | {
     "scalar.deep-graph",  # backward through a 10^6-node chain
     "scalar.accumulate",  # leaf grads accumulate across backward calls, exactly

@@ -16,6 +16,7 @@ import numpy as np
 from contracts.embedding import Embedding, EmbeddingPlan
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
+    PROGRAM_FORMS,
     PROGRAMS,
     SCALAR,
     SCALAR_FORMS,
@@ -105,7 +106,7 @@ class ReferenceEngine(Engine):
         self, program: Program, leaves: Sequence[float]
     ) -> tuple[float, tuple[float, ...]]:
         nodes = [Value(float(x)) for x in leaves]
-        out = run_program(SCALAR_FORMS, nodes, program)
+        out = run_program(PROGRAM_FORMS, nodes, program)
         out.backward()
         return out.data, tuple(node.grad for node in nodes)
 

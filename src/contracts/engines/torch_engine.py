@@ -17,6 +17,7 @@ import numpy as np
 
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
+    PROGRAM_FORMS,
     PROGRAMS,
     REFERENCE_ONLY,
     SCALAR,
@@ -211,7 +212,7 @@ class TorchEngine(Engine):
         self, program: Program, leaves: Sequence[float]
     ) -> tuple[float, tuple[float, ...]]:
         nodes = [self.leaf(float(x)) for x in leaves]
-        out = run_program(SCALAR_FORMS, nodes, program)
+        out = run_program(PROGRAM_FORMS, nodes, program)
         out.backward()
         return float(out.item()), tuple(0.0 if node.grad is None else grad_of(node) for node in nodes)
 
