@@ -433,8 +433,8 @@ def test_micrograd_program_refuses_ops_it_lacks() -> None:
     """micrograd's program runner names the ops it has and the ones the program asked for."""
     engine = load_engine_or_skip("micrograd", "micrograd")
     message = (
-        "micrograd engine: op must be one of ['add', 'div', 'mul', 'neg', 'pow', 'relu', 'sub'], "
-        "got ['exp', 'log']"
+        "micrograd engine: op must be one of ['add', 'div', 'mul', 'neg', 'pow', 'radd', 'rdiv', 'relu', "
+        "'rmul', 'rsub', 'sub'], got ['exp', 'log']"
     )
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         engine.scalar_program_grads([("exp", (0,), ()), ("log", (1,), ()), ("exp", (2,), ())], [1.0])
