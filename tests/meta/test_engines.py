@@ -495,3 +495,15 @@ def test_torch_refusal_methods_refuse_unknown_ops() -> None:
         ValueError, match=r"^torch engine: op must be one of \['cross_entropy', .*got 'tanh'$"
     ):
         engine.tensor_forward_with("tanh", [np.zeros(1)], {})
+
+
+def test_torch_cross_entropy_leaves_other_targets_to_torch() -> None:
+    """Targets without the batch shape of (2, 2, 2) logits are not flattened by the adapter: torch itself
+    refuses them (its batch-size ValueError, which the adapter maps onto ShapeError)."""
+    engine = load_engine_or_skip("torch", "torch")
+    targets = {"targets": np.zeros(4, dtype=np.int64)}
+    with pytest.raises(
+        ValueError, match=r"^Expected input batch_size \(2\) to match target batch_size \(4\)"
+    ) as raised:
+        engine.tensor_forward_with("cross_entropy", [np.zeros((2, 2, 2))], targets)
+    assert "ShapeError" == engine.error_family(raised.value)
