@@ -7,8 +7,9 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from contracts.engines.base import Engine
+from contracts.engines.base import Engine, Program, TensorGraph
 from contracts.engines.reference import ReferenceEngine
+from contracts.errors import ShapeError
 
 
 class WrongMulGradient(ReferenceEngine):
@@ -92,3 +93,78 @@ class ConstructorFails(Engine):
 
     def __init__(self) -> None:
         raise RuntimeError("no device available")
+
+
+# ---------------------------------------------------------------- refusals (issue 14 5(c))
+
+
+class ShapeErrorsMappedAsValueError(ReferenceEngine):
+    """The reference, except its exception mapping sends ShapeError to the ValueError family (a wrong
+    declaration): every row whose family is ShapeError must fail, no other."""
+
+    name: ClassVar[str] = "broken-mapping"
+    error_families: ClassVar[Mapping[type[BaseException], str]] = {
+        **ReferenceEngine.error_families,
+        ShapeError: "ValueError",
+    }
+
+
+class BackwardClearsGradsFirst(ReferenceEngine):
+    """The reference, except backward zeroes every leaf's .grad in place before it runs (partial work
+    when the backward is then refused)."""
+
+    name: ClassVar[str] = "broken-backward"
+
+    def tensor_backward(self, graph: TensorGraph, upstream: Any) -> None:
+        for leaf in graph.leaves:
+            if leaf.grad is not None:
+                leaf.grad[...] = 0.0
+        super().tensor_backward(graph, upstream)
+
+
+class DataCastToFloat(ReferenceEngine):
+    """The reference, except user data is cast with numpy to float64 first (bools become 1.0/0.0, a
+    huge int raises numpy's OverflowError)."""
+
+    name: ClassVar[str] = "broken-data"
+
+    def tensor_from_data(self, data: Any) -> Any:
+        return super().tensor_from_data(np.asarray(data, dtype=np.float64))
+
+
+class ProgramDropsTheLastStep(ReferenceEngine):
+    """The reference, except a program longer than 100 instructions loses its last one."""
+
+    name: ClassVar[str] = "broken-program"
+
+    def tensor_program_vjp(self, program: Program, leaves: Sequence[Any], upstream: Any) -> Any:
+        return super().tensor_program_vjp(program[:-1] if len(program) > 100 else program, leaves, upstream)
+
+
+class ReflectedSubtractionSwapped(ReferenceEngine):
+    """The reference, except a program's c - v is computed as v - c (a reflected operator got wrong)."""
+
+    name: ClassVar[str] = "broken-rsub"
+
+    def scalar_program_grads(
+        self, program: Program, leaves: Sequence[float]
+    ) -> tuple[float, tuple[float, ...]]:
+        swapped = [
+            ("sub" if op == "rsub" else op, operands, constants) for op, operands, constants in program
+        ]
+        return super().scalar_program_grads(swapped, leaves)
+
+
+class PowCastsBoolExponent(ReferenceEngine):
+    """The reference, except a bool exponent is cast to float (x ** True becomes x ** 1.0)."""
+
+    name: ClassVar[str] = "broken-pow"
+
+    def scalar_vjp(
+        self,
+        op: str,
+        inputs: Sequence[float],
+        constants: Mapping[str, float] | None = None,
+    ) -> tuple[float, tuple[float, ...]]:
+        cast = {name: float(k) if isinstance(k, bool) else k for name, k in (constants or {}).items()}
+        return super().scalar_vjp(op, inputs, cast)

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any, ClassVar
+
+import numpy as np
 
 from contracts.engines.modules import ParameterInfo
 from contracts.engines.reference import ReferenceEngine, holders
+from contracts.init import InitSpec
 from contracts.shapes import Matrix
 
 
@@ -55,3 +59,42 @@ class ExtraGraphNode(ReferenceEngine):
         rows = super().run(module, inputs).rows
         first = (rows[0][0] * 1.0, *rows[0][1:])
         return Matrix.trusted((first, *rows[1:]))
+
+
+class InitDependsOnWidths(ReferenceEngine):
+    """The reference, except a model's InitSpec seed is shifted by its input width (one stream for the
+    whole model: a layer's values depend on the other layers)."""
+
+    name: ClassVar[str] = "broken-init"
+
+    def module_mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None = None) -> Any:
+        shifted = None if init is None else InitSpec(init.distribution, init.gain, init.seed + widths[0])
+        return super().module_mlp(widths, use_bias, shifted)
+
+
+class ForwardDropsExtraColumns(ReferenceEngine):
+    """The reference, except a forward keeps only the first C_in columns of a wider input (zip-like)."""
+
+    name: ClassVar[str] = "broken-width"
+
+    def module_forward(self, module: Any, inputs: Any) -> Any:
+        width = module.layers[0].plan.in_features if hasattr(module, "layers") else module.plan.in_features
+        return super().module_forward(module, np.asarray(inputs)[:, :width])
+
+
+class SizesCoercedToInt(ReferenceEngine):
+    """The reference, except a Linear's or an embedding's bool or float sizes are cast with int()."""
+
+    name: ClassVar[str] = "broken-sizes"
+
+    def module_linear(
+        self, in_features: int, out_features: int, use_bias: bool, init: InitSpec | None = None
+    ) -> Any:
+        return super().module_linear(coerced(in_features), coerced(out_features), use_bias, init)
+
+    def module_embedding(self, vocab_size: int, context_length: int, width: int) -> Any:
+        return super().module_embedding(coerced(vocab_size), coerced(context_length), coerced(width))
+
+
+def coerced(size: Any) -> Any:
+    return int(size) if isinstance(size, bool | float) else size

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from contracts.engines import MissingExtraError, load_engine
-from contracts.engines.base import CONTRACT_FAMILIES, PROGRAMS, SCALAR, TENSOR, Engine
+from contracts.engines.base import CONTRACT_FAMILIES, PROGRAMS, SCALAR, TENSOR, Engine, TensorGraph
 from contracts.engines.modules import MODULE
 from tests.spec_rows import row
 
@@ -143,6 +143,11 @@ def test_base_engine_names_what_it_does_not_implement() -> None:
             [("exp", (0,), ())], [np.zeros(1)], np.ones(1)
         ),
         "tensor_vjp_with": lambda: engine.tensor_vjp_with("sum", [np.zeros(1)], None, {"axis": 0}),
+        "tensor_graph": lambda: engine.tensor_graph("add", [np.zeros(1), np.zeros(1)]),
+        "tensor_backward": lambda: engine.tensor_backward(TensorGraph((), None), None),
+        "tensor_grads": lambda: engine.tensor_grads(TensorGraph((), None)),
+        "tensor_forward_with": lambda: engine.tensor_forward_with("sum", [np.zeros(1)], {"axis": 0}),
+        "tensor_from_data": lambda: engine.tensor_from_data([1.0]),
     }
     for method, call in calls.items():
         with pytest.raises(NotImplementedError, match=f"^bare: {method}$"):
@@ -269,6 +274,7 @@ def test_capability_names() -> None:
     tensor = {f"tensor.{op}" for op in ("add", "multiply", "maximum", "exp", "log", "matmul", "relu")}
     tensor |= {f"tensor.{op}" for op in ("sum", "max", "logsumexp", "softmax", "log_softmax")}
     tensor |= {"tensor.cross_entropy", "tensor.rms_norm", "tensor.param-errors"}
+    tensor |= {"tensor.refusals", "tensor.data", "tensor.domain"}
     assert scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.domain"} == SCALAR
     assert tensor | {"tensor.shape-errors"} == TENSOR
     assert {"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"} == CONTRACT_FAMILIES
@@ -350,7 +356,7 @@ def test_torch_declares_what_it_lacks_and_why() -> None:
     """torch's capabilities, and the reason each missing one gives in the report."""
     engine = load_engine_or_skip("torch", "torch")
     assert (SCALAR - {"scalar.domain"}) | (
-        TENSOR - {"tensor.shape-errors", "tensor.param-errors"}
+        TENSOR - {"tensor.shape-errors", "tensor.param-errors", "tensor.domain"}
     ) | PROGRAMS == engine.capabilities - MODULE
     lacks = {c: engine.lacks(c) for c in SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS}
     expected: dict[str, str | None] = dict.fromkeys(
@@ -360,10 +366,14 @@ def test_torch_declares_what_it_lacks_and_why() -> None:
         "scalar.domain": "torch does not provide scalar.domain (torch computes log(x <= 0) = nan or -inf, "
         "exp(710) = inf and 1/0 = inf instead of refusing the operation)",
         "tensor.shape-errors": "torch does not provide tensor.shape-errors (torch raises its own "
-        "RuntimeError (its own message) from inside the op, not ShapeError before a node exists)",
+        "RuntimeError (its own message) from inside the op, not ShapeError with the spec's message before "
+        "a node exists (its family is checked by tensor.refusals))",
         "tensor.param-errors": "torch does not provide tensor.param-errors (torch raises its own IndexError "
-        "or RuntimeError for a bad dim, target or weight shape, and computes with eps <= 0 or nan (giving "
-        "inf or nan) instead of refusing)",
+        "or RuntimeError for a bad dim, target or weight shape (its family is checked by tensor.refusals), "
+        "not the spec's message)",
+        "tensor.domain": "torch does not provide tensor.domain (torch follows IEEE 754: log(x <= 0) is -inf "
+        "or nan, exp(710) and overflowing results or gradients are inf, and nan/inf data or upstreams are "
+        "accepted, instead of a refusal)",
     }
     expected |= {c: f"torch does not provide {c} ({REFERENCE_ONLY})" for c in CONTRACT_FAMILIES}
     assert expected == lacks
@@ -423,8 +433,77 @@ def test_micrograd_program_refuses_ops_it_lacks() -> None:
     """micrograd's program runner names the ops it has and the ones the program asked for."""
     engine = load_engine_or_skip("micrograd", "micrograd")
     message = (
-        "micrograd engine: op must be one of ['add', 'div', 'mul', 'neg', 'pow', 'relu', 'sub'], "
-        "got ['exp', 'log']"
+        "micrograd engine: op must be one of ['add', 'div', 'mul', 'neg', 'pow', 'radd', 'rdiv', 'relu', "
+        "'rmul', 'rsub', 'sub'], got ['exp', 'log']"
     )
     with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
         engine.scalar_program_grads([("exp", (0,), ()), ("log", (1,), ()), ("exp", (2,), ())], [1.0])
+
+
+MODULES = {"reference": "contracts", "torch": "torch"}
+
+
+def listed(grads: tuple[np.ndarray | None, ...]) -> list[object]:
+    return [None if grad is None else grad.tolist() for grad in grads]
+
+
+@pytest.mark.parametrize("name", ["reference", "torch"])
+def test_refusal_methods_build_backward_and_read_grads(name: str) -> None:
+    """tensor_graph/tensor_backward/tensor_grads: no grad before a backward, upstream * b and upstream * a
+    after one, twice that after a second (repeatable); leaves that need no grad keep None."""
+    engine = load_engine_or_skip(name, MODULES[name])
+    a, b, g = np.array([1.0, -2.0]), np.array([3.0, 5.0]), np.array([0.5, 4.0])
+    graph = engine.tensor_graph("multiply", [a, b])
+    assert (None, None) == engine.tensor_grads(graph)
+    engine.tensor_backward(graph, g)
+    assert [(g * b).tolist(), (g * a).tolist()] == listed(engine.tensor_grads(graph))
+    engine.tensor_backward(graph, g)
+    assert [(2 * g * b).tolist(), (2 * g * a).tolist()] == listed(engine.tensor_grads(graph))
+    constants = engine.tensor_graph("add", [a, b], requires_grad=False)
+    assert (None, None) == engine.tensor_grads(constants)
+    scalar = engine.tensor_graph("matmul", [a, b])
+    engine.tensor_backward(scalar, None)
+    assert [b.tolist(), a.tolist()] == listed(engine.tensor_grads(scalar))
+
+
+@pytest.mark.parametrize("name", ["reference", "torch"])
+def test_forward_with_and_from_data(name: str) -> None:
+    """tensor_forward_with runs only the forward (sum over axis 1, cross_entropy over a batch of 2x2
+    logits); tensor_from_data gives float64 values of ints, floats and arrays."""
+    engine = load_engine_or_skip(name, MODULES[name])
+    x = np.array([[1.0, 2.0], [3.0, 5.0]])
+    assert [3.0, 8.0] == engine.tensor_forward_with("sum", [x], {"axis": 1}).tolist()
+    logits = np.zeros((2, 2, 2))
+    loss = engine.tensor_forward_with(
+        "cross_entropy", [logits], {"targets": np.zeros((2, 2), dtype=np.int64)}
+    )
+    assert np.log(2.0) == pytest.approx(float(loss), rel=1e-15)
+    for data in ([1, 2], 7, np.array([[1.5], [-2.0]], dtype=np.float32)):
+        values = engine.tensor_from_data(data)
+        assert (np.dtype(np.float64), np.asarray(data, dtype=np.float64).tolist()) == (
+            values.dtype,
+            values.tolist(),
+        )
+
+
+def test_torch_refusal_methods_refuse_unknown_ops() -> None:
+    """torch's tensor_graph and tensor_forward_with name the ops they know."""
+    engine = load_engine_or_skip("torch", "torch")
+    with pytest.raises(ValueError, match=r"^torch engine: op must be one of \['add', .*got 'tanh'$"):
+        engine.tensor_graph("tanh", [np.zeros(1)])
+    with pytest.raises(
+        ValueError, match=r"^torch engine: op must be one of \['cross_entropy', .*got 'tanh'$"
+    ):
+        engine.tensor_forward_with("tanh", [np.zeros(1)], {})
+
+
+def test_torch_cross_entropy_leaves_other_targets_to_torch() -> None:
+    """Targets without the batch shape of (2, 2, 2) logits are not flattened by the adapter: torch itself
+    refuses them (its batch-size ValueError, which the adapter maps onto ShapeError)."""
+    engine = load_engine_or_skip("torch", "torch")
+    targets = {"targets": np.zeros(4, dtype=np.int64)}
+    with pytest.raises(
+        ValueError, match=r"^Expected input batch_size \(2\) to match target batch_size \(4\)"
+    ) as raised:
+        engine.tensor_forward_with("cross_entropy", [np.zeros((2, 2, 2))], targets)
+    assert "ShapeError" == engine.error_family(raised.value)

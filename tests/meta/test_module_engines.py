@@ -19,6 +19,7 @@ from contracts.engines import load_engine
 from contracts.engines.base import Engine
 from contracts.engines.modules import (
     MODULE,
+    ErrorPattern,
     ModuleUnsupported,
     ParameterIdentity,
     SizeUnsupported,
@@ -90,6 +91,18 @@ def test_error_family_walks_the_exception_type_most_derived_first() -> None:
         engine.error_family(ValueError("x")),
     )
     assert family_of({}, IndexError()) is None
+    patterns: tuple[ErrorPattern, ...] = (
+        (RuntimeError, "^shape", "ShapeError"),
+        (IndexError, "^dim", "ShapeError"),
+    )
+    families: dict[type[BaseException], str] = {IndexError: "IndexError"}
+    assert "ShapeError" == family_of(families, RuntimeError("shape (2,)"), patterns)
+    assert family_of(families, RuntimeError("a shape"), patterns) is None
+    assert "IndexError" == family_of(families, IndexError("shape (2,)"), patterns)  # a pattern's type counts
+    assert ("ShapeError", "IndexError") == (
+        family_of(families, IndexError("dim 3"), patterns),
+        family_of(families, IndexError("index 3"), patterns),
+    )
 
 
 class Node:
@@ -111,9 +124,14 @@ def test_count_operation_nodes_counts_each_shared_node_once() -> None:
 def test_reference_error_families() -> None:
     """The reference raises the spec's own types: each maps to itself."""
     engine = load_engine("reference")
-    assert {IndexError: "IndexError", TypeError: "TypeError", ShapeError: "ShapeError"} == dict(
-        engine.error_families
-    )
+    assert {
+        IndexError: "IndexError",
+        TypeError: "TypeError",
+        ShapeError: "ShapeError",
+        ValueError: "ValueError",
+        OverflowError: "OverflowError",
+    } == dict(engine.error_families)
+    assert () == tuple(engine.error_patterns)
 
 
 def test_reference_embedding_tables_are_the_seed_zero_init() -> None:
@@ -233,7 +251,67 @@ def test_torch_declarations(torch_engine: Engine) -> None:
         "torch convention: torch has no sequence-length check: T > C is refused only by the position "
         "table's lookup, as IndexError (index out of range in self), not ShapeError"
     ) == torch_engine.lacks("module.embedding", "S05.fail.sequence-length")
-    assert {IndexError: "IndexError"} == dict(torch_engine.error_families)
+    assert {
+        IndexError: "IndexError",
+        TypeError: "TypeError",
+        ValueError: "ValueError",
+        OverflowError: "OverflowError",
+    } == dict(torch_engine.error_families)
+
+
+# torch's own messages (2.13, measured) and the spec family each maps to; None: left unmapped
+TORCH_MESSAGES = [
+    (
+        RuntimeError(
+            "The size of tensor a (3) must match the size of tensor b (2) at non-singleton dimension 1"
+        ),
+        "ShapeError",
+    ),
+    (RuntimeError("mat1 and mat2 shapes cannot be multiplied (2x3 and 2x2)"), "ShapeError"),
+    (
+        RuntimeError(
+            "inconsistent tensor size, expected tensor [2] and src [3] to have the same number of elements, "
+            "but got 2 and 3 elements respectively"
+        ),
+        "ShapeError",
+    ),
+    (RuntimeError("size mismatch, got input (2), mat (2x1), vec (2)"), "ShapeError"),
+    (RuntimeError("both arguments to matmul need to be at least 1D, but they are 0D and 1D"), "ShapeError"),
+    (RuntimeError("grad can be implicitly created only for scalar outputs"), "ShapeError"),
+    (
+        RuntimeError(
+            "Mismatch in shape: grad_output[0] has a shape of torch.Size([3]) and output[0] has a shape "
+            "of torch.Size([2])."
+        ),
+        "ShapeError",
+    ),
+    (
+        RuntimeError(
+            "Expected weight to be of same shape as normalized_shape, but got weight of shape [] and "
+            "normalized_shape = [1]"
+        ),
+        "ShapeError",
+    ),
+    (ValueError("Expected input batch_size (1) to match target batch_size (2)."), "ShapeError"),
+    (RuntimeError("element 0 of tensors does not require grad and does not have a grad_fn"), "ValueError"),
+    (RuntimeError("Trying to create tensor with negative dimension -1: [-1, 4]"), "ValueError"),
+    (RuntimeError("expected target dtype to be Long or Byte, but got Double"), "TypeError"),
+    (IndexError("Dimension out of range (expected to be in range of [-1, 0], but got 1)"), "ShapeError"),
+    (IndexError("index out of range in self"), "IndexError"),
+    (ValueError("some other ValueError"), "ValueError"),
+    (OverflowError("int too large to convert to float"), "OverflowError"),
+    (RuntimeError("Expected floating point type for target with class probabilities, got Long"), None),
+    (RuntimeError("CUDA out of memory"), None),
+]
+
+
+@pytest.mark.parametrize(("error", "family"), TORCH_MESSAGES, ids=[str(e)[:40] for e, _ in TORCH_MESSAGES])
+def test_torch_error_patterns_tell_runtime_errors_apart(
+    torch_engine: Engine, error: BaseException, family: str | None
+) -> None:
+    """torch's generic RuntimeError maps to a spec family only through a declared message pattern;
+    any other RuntimeError stays unmapped (no catch-all)."""
+    assert family == torch_engine.error_family(error)
 
 
 def test_torch_embedding(torch_engine: Engine) -> None:
@@ -318,7 +396,7 @@ def test_micrograd_declarations(micrograd_engine: Engine) -> None:
         "random.uniform(-1, 1) (variance 1/3 whatever C_in) and takes no initializer, so the spec's "
         "InitSpec (variance gain²/C_in or 2·gain²/C_in) cannot be applied)"
     ) == micrograd_engine.lacks("module.init")
-    assert {} == dict(micrograd_engine.error_families)
+    assert {TypeError: "TypeError"} == dict(micrograd_engine.error_families)
 
 
 def test_micrograd_refuses_what_it_cannot_build(micrograd_engine: Engine) -> None:

@@ -74,14 +74,19 @@ class RowOutcomes:
 
 
 def run_port_suite(engine: str) -> RowOutcomes:
+    return run_suite(PORT_TESTS, f"{BROKEN}:{engine}", SELECTION)
+
+
+def run_suite(tests: tuple[str, ...], impl: str, selection: str) -> RowOutcomes:
+    """The tests, in a pytest session of their own on the engine impl; their outcomes per spec row."""
     plugin = RowOutcomes()
     profile = settings.get_current_profile_name()
     try:
         code = pytest.main(
             [
-                *PORT_TESTS,
+                *tests,
                 "--impl",
-                f"{BROKEN}:{engine}",
+                impl,
                 "--hypothesis-profile=mutation",
                 "-q",
                 "-p",
@@ -90,7 +95,7 @@ def run_port_suite(engine: str) -> RowOutcomes:
                 "no:cacheprovider",
                 "--no-header",
                 "-k",
-                SELECTION,
+                selection,
                 "-o",
                 "addopts=",
             ],

@@ -9,12 +9,13 @@ stay engine-neutral.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import NDArray
 
-from contracts.engines.modules import ParameterIdentity, ParameterInfo, family_of
+from contracts.engines.modules import ErrorPattern, ParameterIdentity, ParameterInfo, family_of
 from contracts.init import InitSpec
 
 Array = NDArray[np.float64]
@@ -33,6 +34,15 @@ SCALAR_FORMS: dict[str, Callable[..., Any]] = {
     "exp": lambda a: a.exp(),
     "log": lambda a: a.log(),
 }
+# Programs may also put a constant on the left of a binary op (c + v, c - v, c * v, c / v), through the
+# reflected operators every engine's scalar type has.
+REFLECTED_FORMS: dict[str, Callable[..., Any]] = {
+    "radd": lambda a, c: c + a,
+    "rsub": lambda a, c: c - a,
+    "rmul": lambda a, c: c * a,
+    "rdiv": lambda a, c: c / a,
+}
+PROGRAM_FORMS: dict[str, Callable[..., Any]] = {**SCALAR_FORMS, **REFLECTED_FORMS}
 SCALAR = frozenset(f"scalar.{op}" for op in SCALAR_OPS) | {
     "scalar.deep-graph",  # backward through a 10^6-node chain
     "scalar.accumulate",  # leaf grads accumulate across backward calls, exactly
@@ -46,6 +56,13 @@ TENSOR_PARAM_OPS = ("sum", "max", "logsumexp", "softmax", "log_softmax", "cross_
 TENSOR = frozenset(f"tensor.{op}" for op in TENSOR_OPS + TENSOR_PARAM_OPS) | {
     "tensor.shape-errors",
     "tensor.param-errors",  # bad axis, targets, eps or gain refused (typed, named) before any node
+    # refused with the engine's own exceptions, mapped onto the spec's families (error_families,
+    # error_patterns): bad shapes, parameters and backward calls; a refused backward writes no .grad
+    "tensor.refusals",
+    "tensor.data",  # tensor_from_data: the engine's float64 tensor from user data (T.rule.dtype)
+    # domain refusals: log of x <= 0, exp overflow, overflowing results and gradients, nan/inf data and
+    # upstreams; an IEEE engine computes inf/nan instead and lacks it (its boundary rows still run)
+    "tensor.domain",
 }
 # Reference-only families: exercised through the reference implementation's own types.
 # Why an adapter of another engine lacks the reference-only families.
@@ -118,6 +135,29 @@ class Engine:
         """
         raise NotImplementedError(f"{self.name}: tensor_vjp")
 
+    # -- refusals observed through the adapter (tensor.refusals, tensor.data) ----------------------
+
+    def tensor_graph(self, op: str, inputs: Sequence[Array], requires_grad: bool = True) -> TensorGraph:
+        """The engine's leaves over inputs (requiring grad or not) and op's output node over them."""
+        raise self.missing("tensor_graph")
+
+    def tensor_backward(self, graph: TensorGraph, upstream: Array | None) -> None:
+        """backward from graph's output with upstream (None: the implicit scalar seed); repeatable."""
+        raise self.missing("tensor_backward")
+
+    def tensor_grads(self, graph: TensorGraph) -> tuple[Array | None, ...]:
+        """Each leaf's .grad now as float64 (None where the engine has written none)."""
+        raise self.missing("tensor_grads")
+
+    def tensor_forward_with(self, op: str, inputs: Sequence[Array], params: Mapping[str, Any]) -> Array:
+        """Only the forward of an op of TENSOR_PARAM_OPS (a refusal of its parameters raises here)."""
+        raise self.missing("tensor_forward_with")
+
+    def tensor_from_data(self, data: Any) -> Array:
+        """The engine's float64 tensor built from user data (lists, numbers, arrays), as numpy in the
+        engine's own dtype (not converted by the adapter)."""
+        raise self.missing("tensor_from_data")
+
     # -- composite programs: gradients through whole DAGs, not one op at a time ---------------------
 
     def scalar_program_grads(
@@ -146,9 +186,13 @@ class Engine:
     # Engine exception type -> the spec's exception family (a declared mapping, never a catch-all).
     error_families: ClassVar[Mapping[type[BaseException], str]] = {}
 
+    # (type, message regex, family), tried before error_families: one generic engine type told apart
+    # by its message (never a catch-all: an unmatched message stays unmapped)
+    error_patterns: ClassVar[Sequence[ErrorPattern]] = ()
+
     def error_family(self, error: BaseException) -> str | None:
         """The spec family the engine's exception maps to (None: the engine's type is unmapped)."""
-        return family_of(self.error_families, error)
+        return family_of(self.error_families, error, self.error_patterns)
 
     def missing(self, method: str) -> NotImplementedError:
         return NotImplementedError(f"{self.name}: {method}")
@@ -194,6 +238,14 @@ class Engine:
     def module_graph_nodes(self, module: Any, inputs: Any) -> int:
         """Operation nodes one forward over inputs created, counted by walking the engine's graph."""
         raise self.missing("module_graph_nodes")
+
+
+@dataclass(frozen=True, slots=True)
+class TensorGraph:
+    """An engine's leaves and one op's output over them (opaque engine objects)."""
+
+    leaves: tuple[Any, ...]
+    out: Any
 
 
 # A program is a DAG as plain data: node i < len(leaves) is leaf i; instruction j makes node

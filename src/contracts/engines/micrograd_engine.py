@@ -22,7 +22,9 @@ import numpy as np
 
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
+    PROGRAM_FORMS,
     REFERENCE_ONLY,
+    REFLECTED_FORMS,
     SCALAR_FORMS,
     TENSOR,
     Array,
@@ -65,6 +67,8 @@ class MicrogradEngine(Engine):
         | {"scalar.deep-graph", "scalar.accumulate", "scalar.program"}
         | (MODULE - {"module.embedding", "module.init"})
     )
+    # micrograd raises only Python's own errors (range() of a non-int size: TypeError)
+    error_families: ClassVar[Mapping[type[BaseException], str]] = {TypeError: "TypeError"}
     lacking: ClassVar[Mapping[str, str]] = {
         "scalar.exp": "micrograd 0.1.0's Value has no exp",
         "scalar.log": "micrograd 0.1.0's Value has no log",
@@ -142,11 +146,12 @@ class MicrogradEngine(Engine):
     def scalar_program_grads(
         self, program: Program, leaves: Sequence[float]
     ) -> tuple[float, tuple[float, ...]]:
-        unknown = sorted({op for op, _, _ in program} - set(MICROGRAD_OPS))
+        known = (*MICROGRAD_OPS, *REFLECTED_FORMS)
+        unknown = sorted({op for op, _, _ in program} - set(known))
         if unknown:
-            raise ValueError(f"micrograd engine: op must be one of {sorted(MICROGRAD_OPS)}, got {unknown}")
+            raise ValueError(f"micrograd engine: op must be one of {sorted(known)}, got {unknown}")
         nodes = [self.value_type(float(x)) for x in leaves]
-        out = run_program(SCALAR_FORMS, nodes, program)
+        out = run_program(PROGRAM_FORMS, nodes, program)
         out.backward()
         return float(out.data), tuple(float(node.grad) for node in nodes)
 

@@ -9,7 +9,8 @@ object itself stays opaque to the tests.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -51,8 +52,21 @@ class SizeUnsupported(ModuleUnsupported):
     """The engine cannot run these particular sizes (other sizes run)."""
 
 
-def family_of(families: Mapping[type[BaseException], str], error: BaseException) -> str | None:
-    """The spec's exception family for an engine exception: its most derived mapped type, or None."""
+# (engine exception type, regex its message must match, the spec's family): for an engine that raises
+# one generic type (torch's RuntimeError) for several spec families, told apart by the message.
+ErrorPattern = tuple[type[BaseException], str, str]
+
+
+def family_of(
+    families: Mapping[type[BaseException], str],
+    error: BaseException,
+    patterns: Sequence[ErrorPattern] = (),
+) -> str | None:
+    """The spec's exception family for an engine exception: the first pattern whose type and message
+    match, else its most derived mapped type, else None."""
+    for kind, message, family in patterns:
+        if isinstance(error, kind) and re.search(message, str(error)):
+            return family
     for kind in type(error).__mro__:
         if kind in families:
             return families[kind]

@@ -16,6 +16,7 @@ import numpy as np
 from contracts.embedding import Embedding, EmbeddingPlan
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
+    PROGRAM_FORMS,
     PROGRAMS,
     SCALAR,
     SCALAR_FORMS,
@@ -23,6 +24,7 @@ from contracts.engines.base import (
     Array,
     Engine,
     Program,
+    TensorGraph,
     run_program,
 )
 from contracts.engines.modules import MODULE, ParameterIdentity, ParameterInfo, count_operation_nodes
@@ -38,7 +40,7 @@ class ReferenceEngine(Engine):
     name: ClassVar[str] = "reference"
     capabilities: ClassVar[frozenset[str]] = SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS | MODULE
     error_families: ClassVar[Mapping[type[BaseException], str]] = {
-        kind: kind.__name__ for kind in (IndexError, TypeError, ShapeError)
+        kind: kind.__name__ for kind in (IndexError, TypeError, ShapeError, ValueError, OverflowError)
     }
 
     def scalar_vjp(
@@ -73,11 +75,38 @@ class ReferenceEngine(Engine):
 
         return reference_tensor_vjp(op, inputs, upstream)
 
+    def tensor_graph(self, op: str, inputs: Sequence[Any], requires_grad: bool = True) -> TensorGraph:
+        from contracts.tensor.engine_ops import TENSOR_OPS
+        from contracts.tensor.tensor import Tensor
+
+        leaves = tuple(Tensor(item, requires_grad=requires_grad) for item in inputs)
+        return TensorGraph(leaves, TENSOR_OPS[op](*leaves))
+
+    def tensor_backward(self, graph: TensorGraph, upstream: Any) -> None:
+        graph.out.backward(upstream)
+
+    def tensor_grads(self, graph: TensorGraph) -> tuple[Any, ...]:
+        from contracts.tensor.engine_ops import to_numpy
+
+        return tuple(None if leaf.grad is None else to_numpy(leaf.grad) for leaf in graph.leaves)
+
+    def tensor_forward_with(self, op: str, inputs: Sequence[Any], params: Mapping[str, Any]) -> Any:
+        from contracts.tensor.engine_ops import PARAM_OPS, to_numpy
+        from contracts.tensor.tensor import Tensor
+
+        return to_numpy(PARAM_OPS[op](*(Tensor(item, requires_grad=True) for item in inputs), **params).data)
+
+    def tensor_from_data(self, data: Any) -> Any:
+        from contracts.tensor.engine_ops import to_numpy
+        from contracts.tensor.tensor import Tensor
+
+        return to_numpy(Tensor(data).data)
+
     def scalar_program_grads(
         self, program: Program, leaves: Sequence[float]
     ) -> tuple[float, tuple[float, ...]]:
         nodes = [Value(float(x)) for x in leaves]
-        out = run_program(SCALAR_FORMS, nodes, program)
+        out = run_program(PROGRAM_FORMS, nodes, program)
         out.backward()
         return out.data, tuple(node.grad for node in nodes)
 

@@ -7,6 +7,7 @@ without it; a missing install raises MissingExtraError with the command that ins
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -16,6 +17,7 @@ import numpy as np
 
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
+    PROGRAM_FORMS,
     PROGRAMS,
     REFERENCE_ONLY,
     SCALAR,
@@ -26,9 +28,10 @@ from contracts.engines.base import (
     Engine,
     MissingExtraError,
     Program,
+    TensorGraph,
     run_program,
 )
-from contracts.engines.modules import MODULE, ParameterIdentity, ParameterInfo
+from contracts.engines.modules import MODULE, ErrorPattern, ParameterIdentity, ParameterInfo
 from contracts.init import InitSpec
 
 TENSOR_FORMS: dict[str, Callable[..., Any]] = {
@@ -52,12 +55,18 @@ def param_forms(torch: Any) -> dict[str, Callable[..., Any]]:
         "logsumexp": lambda x, axis, keepdims=False: torch.logsumexp(x, dim=axis, keepdim=keepdims),
         "softmax": lambda x, axis: functional.softmax(x, dim=axis),
         "log_softmax": lambda x, axis: functional.log_softmax(x, dim=axis),
-        # F.cross_entropy reads classes on dim 1: flatten the batch axes, the mean is the same
-        "cross_entropy": lambda x, targets: functional.cross_entropy(
-            x.reshape(-1, x.shape[-1]), torch.as_tensor(np.asarray(targets), dtype=torch.int64).reshape(-1)
-        ),
+        "cross_entropy": lambda x, targets: cross_entropy(torch, x, torch.as_tensor(np.asarray(targets))),
         "rms_norm": lambda x, gain, eps: functional.rms_norm(x, (x.shape[-1],), weight=gain, eps=eps),
     }
+
+
+def cross_entropy(torch: Any, x: Any, targets: Any) -> Any:
+    """F.cross_entropy reads classes on dim 1: batch axes beyond one are flattened (the mean is the
+    same) when the targets have the batch shape; any other targets go to torch as they are, so that
+    torch itself judges their dtype and shape."""
+    if x.dim() > 2 and tuple(targets.shape) == tuple(x.shape[:-1]):
+        x, targets = x.reshape(-1, x.shape[-1]), targets.reshape(-1)
+    return torch.nn.functional.cross_entropy(x, targets)
 
 
 def import_torch() -> Any:
@@ -69,11 +78,30 @@ def import_torch() -> Any:
     return torch
 
 
+# torch's RuntimeError messages (2.13) per spec family. Shapes: elementwise broadcast, matmul's inner
+# and batch dimensions, 0-d matmul operands, an upstream of another shape, an implicit seed for a
+# non-scalar output, a target batch shape, rms_norm's weight shape; a backward that needs no grad.
+TORCH_PATTERNS: tuple[ErrorPattern, ...] = (
+    (
+        RuntimeError,
+        r"must match the size of tensor|shapes cannot be multiplied|inconsistent tensor size|"
+        r"need to be at least 1D|^size mismatch, got input|^Mismatch in shape|"
+        r"can be implicitly created only for scalar outputs|same shape as normalized_shape",
+        "ShapeError",
+    ),
+    (ValueError, r"^Expected input batch_size \(\d+\) to match target batch_size", "ShapeError"),
+    (RuntimeError, r"does not require grad and does not have a grad_fn", "ValueError"),
+    (RuntimeError, r"^Trying to create tensor with negative dimension", "ValueError"),
+    (RuntimeError, r"^expected target dtype to be|^expected scalar type Long", "TypeError"),
+    (IndexError, r"^Dimension out of range", "ShapeError"),
+)
+
+
 class TorchEngine(Engine):
     name: ClassVar[str] = "torch"
     capabilities: ClassVar[frozenset[str]] = (
         (SCALAR - {"scalar.domain"})
-        | (TENSOR - {"tensor.shape-errors", "tensor.param-errors"})
+        | (TENSOR - {"tensor.shape-errors", "tensor.param-errors", "tensor.domain"})
         | PROGRAMS
         | (MODULE - {"module.graph-count"})
     )
@@ -84,20 +112,26 @@ class TorchEngine(Engine):
     conventions: ClassVar[Mapping[str, str]] = {
         "T.rule.tie": "torch.maximum splits the gradient 0.5/0.5 between a and b where a == b; the spec "
         "gives all of it to the first argument",
-        "T.fail.log-domain": "torch.log of an element <= 0 gives -inf or nan instead of raising",
-        "T.fail.exp-overflow": "torch.exp of an element above 709.78 gives inf instead of raising",
         "S05.fail.sequence-length": "torch has no sequence-length check: T > C is refused only by the "
         "position table's lookup, as IndexError (index out of range in self), not ShapeError",
     }
-    # nn.Embedding raises IndexError for an id outside [0, V) (negative ids do not wrap)
-    error_families: ClassVar[Mapping[type[BaseException], str]] = {IndexError: "IndexError"}
+    # nn.Embedding raises IndexError for an id outside [0, V) (negative ids do not wrap); Python's own
+    # types keep their names (torch raises TypeError for a str element, OverflowError for an int beyond
+    # float64); torch's generic RuntimeError is told apart by message (TORCH_PATTERNS), never caught whole
+    error_families: ClassVar[Mapping[type[BaseException], str]] = {
+        kind: kind.__name__ for kind in (IndexError, TypeError, ValueError, OverflowError)
+    }
+    error_patterns: ClassVar[Sequence[ErrorPattern]] = TORCH_PATTERNS
     lacking: ClassVar[Mapping[str, str]] = {
         "scalar.domain": "torch computes log(x <= 0) = nan or -inf, exp(710) = inf and 1/0 = inf "
         "instead of refusing the operation",
         "tensor.shape-errors": "torch raises its own RuntimeError (its own message) from inside the op, "
-        "not ShapeError before a node exists",
+        "not ShapeError with the spec's message before a node exists (its family is checked by "
+        "tensor.refusals)",
         "tensor.param-errors": "torch raises its own IndexError or RuntimeError for a bad dim, target or "
-        "weight shape, and computes with eps <= 0 or nan (giving inf or nan) instead of refusing",
+        "weight shape (its family is checked by tensor.refusals), not the spec's message",
+        "tensor.domain": "torch follows IEEE 754: log(x <= 0) is -inf or nan, exp(710) and overflowing "
+        "results or gradients are inf, and nan/inf data or upstreams are accepted, instead of a refusal",
         **dict.fromkeys(sorted(CONTRACT_FAMILIES), REFERENCE_ONLY),
         "module.graph-count": "torch's autograd graph has one node per tensor op (addmm, relu), not per "
         "scalar operation, so the Stage 07 scalar node count does not apply",
@@ -153,11 +187,32 @@ class TorchEngine(Engine):
             out.backward(self.torch.from_numpy(float64(upstream)))
         return to_array(out.detach()), tuple(to_array(leaf.grad) for leaf in leaves)
 
+    def tensor_graph(self, op: str, inputs: Sequence[Array], requires_grad: bool = True) -> TensorGraph:
+        check_op(op, tuple(TENSOR_FORMS))
+        leaves = tuple(self.torch.from_numpy(float64(item)).requires_grad_(requires_grad) for item in inputs)
+        return TensorGraph(leaves, TENSOR_FORMS[op](*leaves))
+
+    def tensor_backward(self, graph: TensorGraph, upstream: Array | None) -> None:
+        seed = None if upstream is None else self.torch.from_numpy(float64(upstream))
+        graph.out.backward(seed, retain_graph=True)  # repeatable, like the spec's backward
+
+    def tensor_grads(self, graph: TensorGraph) -> tuple[Array | None, ...]:
+        return tuple(None if leaf.grad is None else to_array(leaf.grad) for leaf in graph.leaves)
+
+    def tensor_forward_with(self, op: str, inputs: Sequence[Array], params: Mapping[str, Any]) -> Array:
+        forms = param_forms(self.torch)
+        check_op(op, tuple(forms))
+        return to_array(forms[op](*(self.leaf(item) for item in inputs), **params).detach())
+
+    def tensor_from_data(self, data: Any) -> Array:
+        """torch.tensor(data, dtype=torch.float64): what a port asks torch for."""
+        return to_array(self.torch.tensor(data, dtype=self.torch.float64))
+
     def scalar_program_grads(
         self, program: Program, leaves: Sequence[float]
     ) -> tuple[float, tuple[float, ...]]:
         nodes = [self.leaf(float(x)) for x in leaves]
-        out = run_program(SCALAR_FORMS, nodes, program)
+        out = run_program(PROGRAM_FORMS, nodes, program)
         out.backward()
         return float(out.item()), tuple(0.0 if node.grad is None else grad_of(node) for node in nodes)
 
@@ -306,30 +361,34 @@ class TorchModules:
     ) -> TorchModule:
         layer = self.nn.Linear(in_features, out_features, bias=use_bias, dtype=self.torch.float64)
         if init is not None:
-            self.apply_init(layer, init, self.generator(init))
+            self.apply_init(layer, init, "fc1.weight")
         return TorchModule(layer, {"weight": "fc1.weight", "bias": "fc1.bias"})
 
     def mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None) -> TorchModule:
         modules: list[Any] = []
         names: dict[str, str] = {}
-        generator = None if init is None else self.generator(init)  # one stream for the whole model
         for index, (c_in, c_out) in enumerate(itertools.pairwise(widths)):
             if index:
                 modules.append(self.nn.ReLU())
             layer = self.nn.Linear(c_in, c_out, bias=use_bias, dtype=self.torch.float64)
             if init is not None:  # ModelPlan.mlp's roles: fc1 standard, every later layer He
-                self.apply_init(layer, init.with_role("relu" if index else "standard"), generator)
+                role = "relu" if index else "standard"
+                self.apply_init(layer, init.with_role(role), f"mlp.fc{index + 1}.weight")
             names[f"{len(modules)}.weight"] = f"mlp.fc{index + 1}.weight"
             names[f"{len(modules)}.bias"] = f"mlp.fc{index + 1}.bias"
             modules.append(layer)
         return TorchModule(self.nn.Sequential(*modules), names)
 
-    def generator(self, init: InitSpec) -> Any:
-        return self.torch.Generator().manual_seed(init.seed)
+    def generator(self, init: InitSpec, tensor: str) -> Any:
+        """A generator of the tensor's own, seeded from the spec's seed and the tensor's logical name,
+        so a tensor's values do not depend on the other layers (S07.rule.init-deterministic)."""
+        digest = hashlib.blake2b(f"{init.seed}/{tensor}".encode(), digest_size=8).digest()
+        return self.torch.Generator().manual_seed(int.from_bytes(digest, "big") >> 1)
 
-    def apply_init(self, layer: Any, init: InitSpec, generator: Any) -> None:
+    def apply_init(self, layer: Any, init: InitSpec, tensor: str) -> None:
         """torch.nn.init's kaiming initializer (fan-in; gain √2 for relu, 1 for standard) times the
-        spec's gain, drawn from the generator seeded with the spec's seed; the bias zero."""
+        spec's gain, drawn from the tensor's own generator (see generator); the bias zero."""
+        generator = self.generator(init, tensor)
         initializer = KAIMING[init.distribution]
         nonlinearity = "relu" if init.role == "relu" else "linear"
         with self.torch.no_grad():

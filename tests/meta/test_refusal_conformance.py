@@ -1,0 +1,66 @@
+"""The engine-level refusal and port-contract tests (tests/properties/test_tensor_refusals.py,
+test_port_contracts.py) against deliberately broken adapters, in real in-process pytest sessions:
+each adapter fails exactly the rows it breaks, no other (issue 14 5(c), issue 13)."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.meta.test_port_conformance import RowOutcomes, run_suite
+
+TESTS = (
+    "tests/properties/test_tensor_refusals.py",
+    "tests/properties/test_port_contracts.py",
+    "tests/properties/test_scalar_engine_rows.py",
+)
+# the statistical output-variance test (3 x 4096 outputs) reads no family, grad, data or width
+SELECTION = "not output_variance"
+SHAPE_FAMILY = {
+    "T.fail.broadcast",
+    "T.fail.matmul-inner",
+    "T.fail.matmul-batch",
+    "T.fail.matmul-scalar",
+    "T.fail.backward-nonscalar",
+    "T.fail.upstream-shape",
+    "S06.fail.axis",
+    "S06.fail.empty-axis",
+    "S06.fail.target-shape",
+    "S08.fail.gain-shape",
+    "S07.fail.input-width",
+}
+EXPECTED = {
+    # ShapeError declared as the ValueError family: every ShapeError row
+    "tests.meta.broken_engines:ShapeErrorsMappedAsValueError": SHAPE_FAMILY,
+    # grads zeroed before a refused backward: the rows whose probe is gradients_written, and the order
+    # test that reads the grads after a refused non-finite upstream
+    "tests.meta.broken_engines:BackwardClearsGradsFirst": {
+        "T.fail.backward-nonscalar",
+        "T.fail.upstream-shape",
+        "T.fail.upstream-non-finite",
+        "T.order.backward",
+    },
+    # bools cast to 1.0/0.0, a huge int to numpy's OverflowError
+    "tests.meta.broken_engines:DataCastToFloat": {
+        "T.fail.dtype",
+        "T.fail.bool-element",
+        "T.fail.element-range",
+    },
+    "tests.meta.broken_engines:ProgramDropsTheLastStep": {"T.rule.deep-graph"},
+    # c - v computed as v - c: the constant-operands test, which also names the sub gradient row
+    "tests.meta.broken_engines:ReflectedSubtractionSwapped": {"S03.rule.constant-operands", "S03.grad.sub"},
+    "tests.meta.broken_engines:PowCastsBoolExponent": {"S03.fail.pow-exponent"},
+    "tests.meta.broken_module_engines:InitDependsOnWidths": {"S07.rule.init-deterministic"},
+    "tests.meta.broken_module_engines:ForwardDropsExtraColumns": {"S07.fail.input-width"},
+    "tests.meta.broken_module_engines:SizesCoercedToInt": {"S05.fail.config-type", "S07.fail.plan-type"},
+}
+pytestmark = pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ, reason="whole sessions per mutant")
+
+
+@pytest.mark.parametrize("engine", sorted(EXPECTED), ids=lambda path: path.rpartition(":")[2])
+def test_broken_adapter_fails_exactly_its_rows(engine: str) -> None:
+    """Each broken adapter fails the rows it breaks; every other row of these tests passes or is n/a."""
+    outcomes: RowOutcomes = run_suite(TESTS, engine, SELECTION)
+    assert EXPECTED[engine] == outcomes.failed()
+    assert {"passed"} <= set().union(*outcomes.outcomes.values())

@@ -1,0 +1,50 @@
+"""Stage 03 rows on the engine under test's own scalar type (issue 14 5(c)): a number operand on either
+side of a binary op is a constant, and a power by something other than a numeric constant is refused
+with the spec's family (through the adapter's declared mapping of the engine's exception types)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from contracts.engines import Engine
+from contracts.spec import SpecRow
+from tests.properties.test_stage03_autodiff import BINARY_ROWS, point_in_domain
+from tests.spec_rows import assert_engine_gives, params, require, row
+from tests.stage03_cases import spec_forward, spec_grads
+
+
+@pytest.mark.spec("S03.rule.constant-operands")
+@pytest.mark.parametrize("spec_row", params(BINARY_ROWS))
+@given(data=st.data())
+def test_engine_number_operand_is_a_constant(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
+    """v op c and c op v through the engine's program VJP (the engine's own operators): the value and
+    v's gradient equal the row's with c held fixed. (That c gets no node is the reference's own check.)"""
+    require(engine, "scalar.program", "S03.rule.constant-operands")
+    require(engine, f"scalar.{spec_row['op']}", "S03.rule.constant-operands")
+    point = data.draw(point_in_domain(spec_row))
+    grads = dict(zip(spec_row["domain"], spec_grads(spec_row, point), strict=True))
+    op = spec_row["op"]
+    for form, variable, constant in ((op, "a", "b"), (f"r{op}", "b", "a")):
+        value, (grad,) = engine.scalar_program_grads([(form, (0,), (point[constant],))], [point[variable]])
+        assert_engine_gives(spec_forward(spec_row, point), value, rel=1e-12, abs=1e-12, what=f"{form} value")
+        assert_engine_gives(grads[variable], grad, rel=1e-12, abs=1e-12, what=f"{form}: d out / d {variable}")
+
+
+@pytest.mark.parametrize("spec_row", params([row("S03.fail.pow-exponent")]))
+@given(x=st.floats(-4, 4), exponent=st.sampled_from([True, False, "2", None]))
+def test_engine_refuses_a_non_numeric_exponent(
+    engine: Engine, spec_row: SpecRow, x: float, exponent: Any
+) -> None:
+    """x ** k with k a bool, a str or None (not a numeric constant) is refused with the row's family."""
+    require(engine, "scalar.pow", spec_row.id)
+    with pytest.raises(Exception) as raised:  # noqa: PT011 (the family is checked next)
+        engine.scalar_vjp("pow", [x], {"k": exponent})
+    family = engine.error_family(raised.value)
+    assert spec_row["exception"] == family, (
+        f"{spec_row.id}: engine raised {type(raised.value).__name__}({raised.value}), which maps to "
+        f"{family}; spec says {spec_row['exception']}"
+    )
