@@ -114,6 +114,10 @@ class TorchEngine(Engine):
         "gives all of it to the first argument",
         "S05.fail.sequence-length": "torch has no sequence-length check: T > C is refused only by the "
         "position table's lookup, as IndexError (index out of range in self), not ShapeError",
+        # Conventions, not only a lacking tensor.domain: the rows' boundary tests would pass on torch
+        # and report the row passed while its refusal, the row's claim, was never checked.
+        "T.fail.log-domain": "torch.log of an element <= 0 gives -inf or nan instead of raising",
+        "T.fail.exp-overflow": "torch.exp of an element above 709.78 gives inf instead of raising",
     }
     # nn.Embedding raises IndexError for an id outside [0, V) (negative ids do not wrap); Python's own
     # types keep their names (torch raises TypeError for a str element, OverflowError for an int beyond
