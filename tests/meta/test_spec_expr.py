@@ -265,3 +265,14 @@ def test_evaluator_agrees_with_python(expression: Drawn, x: Any, y: Any) -> None
         assert ("raises", "ExpressionError") == actual
     else:
         assert python_outcome(text, bindings) == actual
+
+
+def test_a_parsed_text_is_checked_again_on_every_call() -> None:
+    """The evaluator remembers a text's parse, never its checks: the same text with a name no longer
+    bound, or a function no longer listed, is refused after it evaluated."""
+    assert 3 == evaluate("x + 1", {"x": 2})
+    with pytest.raises(ExpressionError, match=r"unknown name 'x' in 'x \+ 1'"):
+        evaluate("x + 1", {})
+    assert 2.0 == evaluate("sqrt(x)", {"x": 4.0}, {"sqrt": math.sqrt})
+    with pytest.raises(ExpressionError, match=r"only calls of \[\] are allowed in 'sqrt\(x\)'"):
+        evaluate("sqrt(x)", {"x": 4.0})

@@ -577,3 +577,89 @@ def test_crash_entry_of_a_real_report() -> None:
     recorder = Recorder(None, progress=False)
     recorder.pytest_runtest_logreport(report("call", "failed", Longrepr()))
     assert "assert crash == entry" == recorder.records[NODE].message
+
+
+# The same micrograd deep-graph failure as pytest printed it (trimmed): on 3.11 hypothesis's replay of the
+# shrunk depth failed again (a plain report, 'E'-prefixed notes); on 3.12 it passed (the depth sits on the
+# stack-depth boundary), so hypothesis raised a FlakyFailure group whose notes sit behind its gutter.
+# pytest's trailing blanks are put back by replace().
+PLAIN_SHAPE = """\
+self = <contracts.engines.micrograd_engine.MicrogradEngine object at 0x7fe65b896010>
+depth = 1991
+
+>           raise RecursionError(
+E           RecursionError: micrograd's recursive topological sort exceeded Python's recursion limit (2039)
+E           Failing test case: test_chain_gradient_is_one_at_any_depth(
+E               engine=<tests.spec_rows.RecordingEngine object at 0x7fe65b888690>,
+E               depth=1991,
+E           )
+E
+E           You can reproduce this test case by temporarily adding @reproduce_failure('6.170.17', b'AEIHxw==')
+
+src/contracts/engines/micrograd_engine.py:128: RecursionError
+""".replace("E\n", "E           \n")
+GROUP_SHAPE = """\
++ Exception Group Traceback (most recent call last):
+  |   File "tests/properties/test_stage03_autodiff.py", line 148, in test_chain_gradient_is_one_at_any_depth
+  |     @given(depth=st.integers(1, 3000))
+  |                    ^^^^^^^^^
+  | hypothesis.errors.FlakyFailure: Hypothesis test_chain_gradient_is_one_at_any_depth(depth=1996) produces \
+unreliable results: Failed on the first call but did not on a subsequent one (1 sub-exception)
+  | Failing test case: test_chain_gradient_is_one_at_any_depth(
+  |     engine=<tests.spec_rows.RecordingEngine object at 0x7fa5690d00b0>,
+  |     depth=1996,
+  | )
+  | Failed to reproduce exception. Expected:
+  | engine = <tests.spec_rows.RecordingEngine object at 0x7fa5690d00b0>
+  | depth = 1996
+  |
+  | E           RecursionError: micrograd's recursive topological sort exceeded Python's recursion limit
+  |
+  | You can reproduce this test case by temporarily adding @reproduce_failure('6.170.17', b'AEIHzA==')
+  +-+---------------- 1 ----------------
+    | Traceback (most recent call last):
+    | RecursionError: micrograd's recursive topological sort exceeded Python's recursion limit (2065)
+    +------------------------------------
+""".replace("|\n", "| \n").replace("Expected:\n", "Expected: \n")
+# several distinct failures: each sub-exception carries its own example one gutter deeper; the last wins
+DISTINCT_SHAPE = """\
+  + Exception Group Traceback (most recent call last):
+  | ExceptionGroup: Hypothesis found 2 distinct failures. (2 sub-exceptions)
+  +-+---------------- 1 ----------------
+    | AssertionError: x < 5
+    | Falsifying example: test_t(
+    |     x=5,
+    | )
+    +---------------- 2 ----------------
+    | ZeroDivisionError: division by zero
+    | Falsifying example: test_t(
+    |     x=0,
+    | )
+    | Explanation:
+    +------------------------------------
+"""
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        (
+            PLAIN_SHAPE,
+            "        Failing test case: test_chain_gradient_is_one_at_any_depth(\n"
+            "            engine=<tests.spec_rows.RecordingEngine object at 0x7fe65b888690>,\n"
+            "            depth=1991,\n        )",
+        ),
+        (
+            GROUP_SHAPE,
+            "Failing test case: test_chain_gradient_is_one_at_any_depth(\n"
+            "    engine=<tests.spec_rows.RecordingEngine object at 0x7fa5690d00b0>,\n    depth=1996,\n)",
+        ),
+        (DISTINCT_SHAPE, "Falsifying example: test_t(\n    x=0,\n)"),
+    ],
+    ids=["plain", "flaky-group", "distinct-failures"],
+)
+def test_falsifying_example_in_both_report_shapes(text: str, expected: str) -> None:
+    """The example is found in a plain report and behind an exception group's gutter (a flaky failure, whose
+    block ends at 'Failed to reproduce', or several distinct failures), so its depth= reaches the report."""
+    assert expected == falsifying_example(text)
+    assert "@reproduce_failure('6.170.17', b'AEIHzA==')" == reproduce_decorator(GROUP_SHAPE)

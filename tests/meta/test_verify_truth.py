@@ -152,6 +152,74 @@ def test_one_exception_anywhere_is_one_cause_and_assertions_stay_per_test_functi
     )
 
 
+MICROGRAD_DEEP = "RecursionError: micrograd's recursive topological sort exceeded Python's recursion limit"
+
+
+def test_one_exception_with_other_numbers_is_one_cause() -> None:
+    """micrograd's deep-graph bug, raised with another recursion limit and depth by the property test
+    (plain, and as a flaky replay's group of one) and the 10^6 golden, is one cause shown as first seen;
+    an address or line number is blanked too."""
+    first = f"{MICROGRAD_DEEP} (2041) on a chain of depth 1990"
+    flaky = f'RecursionError("{MICROGRAD_DEEP[16:]} (2067) on a chain of depth 1996") [single exception in X]'
+    rows = [
+        row_with("S03.rule.deep-graph", failing("t.py::test_p", first), failing("t.py::test_q", flaky)),
+        row_with(
+            "S03.rule.million", failing("t.py::test_g", f"{MICROGRAD_DEEP} (3000) on a chain of depth 1e6")
+        ),
+        row_with("A.at", failing("t.py::test_h", "KeyError: <E at 0x7f5d542acf90> at x.py:61, -2.5")),
+        row_with("A.at2", failing("t.py::test_i", "KeyError: <E at 0x7f0000000001> at x.py:7, -3")),
+    ]
+    assert [
+        Cause(
+            first,
+            None,
+            ["S03.rule.deep-graph", "S03.rule.million"],
+            ["t.py::test_p", "t.py::test_q", "t.py::test_g"],
+        ),
+        Cause(
+            "KeyError: <E at 0x7f5d542acf90> at x.py:61, -2.5",
+            None,
+            ["A.at", "A.at2"],
+            ["t.py::test_h", "t.py::test_i"],
+        ),
+    ] == causes(rows)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("RuntimeError: matmul backward: 1-D operands", "RuntimeError: matmul backward: 2-D operands"),
+        ("KeyError: 'S03.grad.add'", "KeyError: 'S05.grad.add'"),
+        ("TypeError: float32 given", "TypeError: float64 given"),
+        ("ValueError: x2 is negative", "ValueError: x3 is negative"),
+        ("ValueError: depth 3", "OverflowError: depth 3"),
+        ("ValueError: depth 3 too deep", "ValueError: depth 3 too shallow"),
+        ("RecursionError('a (1)') [single exception in X]", "RecursionError: b (1)"),
+        ("E(1) [single exception in X]", "E: 1"),
+        ("E('unterminated) [single exception in X]", "E: unterminated"),
+    ],
+)
+def test_genuinely_different_exceptions_stay_apart(one: str, other: str) -> None:
+    """Digits inside a name (S03, float32, x2) or a qualifier (1-D), another type or other words keep two
+    exceptions apart; a group of one is read as its exception only when it holds one text."""
+    rows = [
+        row_with("A.one", failing("t.py::test_a", one)),
+        row_with("A.two", failing("t.py::test_b", other)),
+    ]
+    assert [one, other] == [cause.signature for cause in causes(rows)]
+
+
+def test_assertions_keep_their_numbers() -> None:
+    """Two parameters of one test failing one assertion with other numbers are two causes (a wrong mul
+    gradient and a wrong add gradient are two bugs); the same numbers are one."""
+    rows = [
+        row_with("A.mul", failing("t.py::test_g[mul]", "AssertionError: engine gave 3.0, spec says 2.0")),
+        row_with("A.add", failing("t.py::test_g[add]", "AssertionError: engine gave 5.0, spec says 1.0")),
+        row_with("A.sub", failing("t.py::test_g[sub]", "AssertionError: engine gave 5.0, spec says 1.0")),
+    ]
+    assert [["A.mul"], ["A.add", "A.sub"]] == [cause.rows for cause in causes(rows)]
+
+
 CHAINED = """\
 t.py:3: in inner
     raise KeyError("k")

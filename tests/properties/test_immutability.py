@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contracts import CountingValue, Matrix, Value
@@ -38,26 +38,29 @@ def refusal(kind: str, name: str) -> str:
     return rf"^{re.escape(kind)}: cannot (assign .+ to|delete) attribute '{re.escape(name)}': a validated "
 
 
+# Every example tries every attribute (4 to 22 per type), so none is left to sampling (50 examples of one
+# sampled attribute each left some attributes of Linear and MLP untried); the examples vary the assigned
+# value, 10 per attribute, against 50 / (attributes) before, at a fraction of the cost.
 @reference_only(OWN_TYPES)
 @pytest.mark.parametrize(("row_id", "type_name"), CASES)
-@given(value=s.assigned_value, data=st.data())
+@settings(max_examples=10)
+@given(value=s.assigned_value)
 def test_every_attribute_refuses_assignment_and_deletion(
-    engine: Engine, row_id: str, type_name: str, value: Any, data: st.DataObject
+    engine: Engine, row_id: str, type_name: str, value: Any
 ) -> None:
-    """Assigning a generated value to, or deleting, any attribute raises FrozenError; nothing changes."""
+    """Assigning a generated value to, or deleting, every attribute raises FrozenError; nothing changes."""
     require(engine, FAMILY[row_id], row_id)
     obj = BUILDERS[type_name]()
     kind = type(obj).__name__
-    names = every_attribute(obj)
-    name = data.draw(st.sampled_from(names), label="attribute")
-    before = snapshot(obj)
-    if name not in REVERIFIED.get(type_name, ()):
+    for name in every_attribute(obj):
+        before = snapshot(obj)
+        if name not in REVERIFIED.get(type_name, ()):
+            with pytest.raises(FrozenError, match=refusal(kind, name)):
+                setattr(obj, name, value)
+            assert before == snapshot(obj), name
         with pytest.raises(FrozenError, match=refusal(kind, name)):
-            setattr(obj, name, value)
-        assert before == snapshot(obj)
-    with pytest.raises(FrozenError, match=refusal(kind, name)):
-        delattr(obj, name)
-    assert before == snapshot(obj)
+            delattr(obj, name)
+        assert before == snapshot(obj), name
 
 
 @reference_only(OWN_TYPES)

@@ -12,6 +12,7 @@ is computed when bit_length(base) * exponent exceeds MAX_INT_BITS).
 from __future__ import annotations
 
 import ast
+import functools
 import operator
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -49,6 +50,12 @@ class ExpressionError(ValueError):
     """A spec expression uses something the evaluator does not allow."""
 
 
+# ast.parse of one text, remembered (tests evaluate one formula thousands of times and the parse was most
+# of the cost). Only the stdlib parse is cached: every check below still runs on every call, so a broken
+# check is never hidden behind an earlier call's result. Bounded: a spec holds a few hundred texts.
+parse_tree = functools.lru_cache(maxsize=1024)(functools.partial(ast.parse, mode="eval"))
+
+
 def parse_expression(
     text: str, symbols: frozenset[str] | set[str], functions: frozenset[str] | set[str]
 ) -> ast.expr:
@@ -58,7 +65,7 @@ def parse_expression(
             f"an expression may have at most {MAX_LENGTH} characters, this one has {len(text)}"
         )
     try:
-        tree = ast.parse(text, mode="eval")
+        tree: ast.Expression = parse_tree(text)
     except SyntaxError as error:
         raise ExpressionError(f"not an expression: {text!r} ({error.msg})") from None
     check_depth(tree.body, text)

@@ -28,7 +28,13 @@ ENGINE_CALLS_PROPERTY = "contracts.engine_calls"  # adapter method calls the tes
 
 # hypothesis names the minimal failing input so (the wording changed across versions)
 FALSIFYING_MARKERS = ("Falsifying example", "Falsifying explicit example", "Failing test case")
-FALSIFYING_END = ("Explanation:", "You can reproduce", "Unreproducible", "Captured ")
+FALSIFYING_END = (
+    "Explanation:",
+    "You can reproduce",
+    "Unreproducible",
+    "Captured ",
+    "Failed to reproduce exception",  # a flaky failure's note: the traceback hypothesis expected
+)
 REPRODUCE = re.compile(r"@reproduce_failure\([^)]*\)")
 PHASE = re.compile(r"during (\w+) phase")
 CASES = re.compile(r"(\d+) passing, (\d+) failing")
@@ -144,9 +150,21 @@ def strip_error_prefix(line: str) -> str:
     return line[4:] if line.startswith("E   ") or line == "E" else line
 
 
+# an exception group's traceback gutter ('  | ', nested groups indent it further: '    | '): a failure
+# hypothesis raises as a group (a FlakyFailure, several distinct failures) prints its notes, the
+# falsifying example among them, behind it
+GROUP_GUTTER = re.compile(r"^ *\|(?: |$)")
+
+
+def strip_group_gutter(line: str) -> str:
+    """The line without an exception group's gutter (at any nesting depth)."""
+    return GROUP_GUTTER.sub("", line, count=1)
+
+
 def falsifying_example(longrepr_text: str) -> str | None:
-    """hypothesis's minimal failing input, as printed in the failure report; None if there is none."""
-    lines = [strip_error_prefix(line) for line in longrepr_text.splitlines()]
+    """hypothesis's minimal failing input, as printed in the failure report, also inside an exception
+    group's traceback (a flaky failure's report); None if there is none."""
+    lines = [strip_error_prefix(strip_group_gutter(line)) for line in longrepr_text.splitlines()]
     starts = [i for i, line in enumerate(lines) if line.lstrip().startswith(FALSIFYING_MARKERS)]
     if not starts:
         return None
