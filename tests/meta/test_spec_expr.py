@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import math
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from contracts.spec import ExpressionError, evaluate
+from contracts.spec import ExpressionError, evaluate, expr
 from contracts.spec.functions import SCALAR
 from tests.strategies import Drawn, comparison_chains, expression_numbers, spec_expressions
 
@@ -276,3 +277,21 @@ def test_a_parsed_text_is_checked_again_on_every_call() -> None:
     assert 2.0 == evaluate("sqrt(x)", {"x": 4.0}, {"sqrt": math.sqrt})
     with pytest.raises(ExpressionError, match=r"only calls of \[\] are allowed in 'sqrt\(x\)'"):
         evaluate("sqrt(x)", {"x": 4.0})
+
+
+def test_parsing_waits_for_the_parse_lock() -> None:
+    """Every parse in the verify path takes PARSE_LOCK (CPython 3.11's AST constructor is not thread-safe)."""
+    parsed: list[object] = []
+    with expr.PARSE_LOCK:
+        workers = [
+            threading.Thread(target=lambda: parsed.append(expr.parse_eval("1 + 2"))),
+            threading.Thread(target=lambda: parsed.append(expr.parse_module(b"x = 1"))),
+        ]
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join(timeout=0.2)
+        blocked = [worker.is_alive() for worker in workers]
+    for worker in workers:
+        worker.join(timeout=10)
+    assert ([True, True], 2) == (blocked, len(parsed))

@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import functools
 import operator
+import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -50,10 +51,26 @@ class ExpressionError(ValueError):
     """A spec expression uses something the evaluator does not allow."""
 
 
-# ast.parse of one text, remembered (tests evaluate one formula thousands of times and the parse was most
-# of the cost). Only the stdlib parse is cached: every check below still runs on every call, so a broken
-# check is never hidden behind an earlier call's result. Bounded: a spec holds a few hundred texts.
-parse_tree = functools.lru_cache(maxsize=1024)(functools.partial(ast.parse, mode="eval"))
+# CPython 3.11's AST constructor is not thread-safe: two threads parsing at once can raise
+# "SystemError: AST constructor recursion depth mismatch" (seen when verify runs in threads). Every
+# parse in the verify path takes this lock.
+PARSE_LOCK = threading.Lock()
+
+
+def parse_eval(text: str) -> ast.Expression:
+    with PARSE_LOCK:
+        return ast.parse(text, mode="eval")
+
+
+def parse_module(source: str | bytes) -> ast.Module:
+    with PARSE_LOCK:
+        return ast.parse(source)
+
+
+# parse_eval of one text, remembered (tests evaluate one formula thousands of times and the parse was
+# most of the cost). Only the stdlib parse is cached: every check below still runs on every call, so a
+# broken check is never hidden behind an earlier call's result. Bounded: a spec holds a few hundred texts.
+parse_tree = functools.lru_cache(maxsize=1024)(parse_eval)
 
 
 def parse_expression(

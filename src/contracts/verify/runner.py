@@ -26,6 +26,7 @@ from typing import Any
 import contracts
 from contracts.engines import SHIPPED, Engine, MissingExtraError, load_engine, selected_name
 from contracts.spec import SpecError, SpecRow, load_rows
+from contracts.spec.expr import parse_module
 from contracts.spec_mutation.summary import spec_mutation_lines
 from contracts.verify.records import Record
 from contracts.verify.report import Report, Rerun, aggregate, mutation_score, reported_test, unknown_ids
@@ -154,7 +155,7 @@ def registered_profiles(root: Path) -> set[str]:
     conftest = root / "tests" / "conftest.py"
     found = {"default"}
     if conftest.is_file():
-        for node in ast.walk(ast.parse(conftest.read_bytes())):
+        for node in ast.walk(parse_module(conftest.read_bytes())):
             if (
                 isinstance(node, ast.Call)
                 and getattr(node.func, "attr", None) == "register_profile"
