@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from contracts import EmbeddingPlan, Matrix, Value, Vector
+from contracts.block import BlockPlan, RMSNormPlan
 from contracts.init import InitSpec
 from contracts.linear import LinearPlan
 from contracts.model import ModelPlan
@@ -24,6 +25,10 @@ def linear() -> Any:
 
 def mlp() -> Any:
     return ModelPlan.mlp([2, 3, 1]).materialize()
+
+
+def block() -> Any:
+    return BlockPlan.rmsnorm_mlp([2, 3, 2]).materialize()
 
 
 def tensor() -> Any:
@@ -45,6 +50,9 @@ BUILDERS: dict[str, Callable[[], Any]] = {
     "ParameterSeal": lambda: ParameterSeal([ParameterRef("a", Value(0.5), "fc1")], "test"),
     "Linear": linear,
     "MLP": mlp,
+    "RMSNormPlan": lambda: RMSNormPlan(2, 1e-6, 1.0),
+    "BlockPlan": lambda: BlockPlan.rmsnorm_mlp([2, 3, 2]),
+    "Block": block,
     "Tensor": tensor,
     "leaf Tensor": lambda: Tensor([[1.0, 2.0]], requires_grad=True),
 }
@@ -61,10 +69,15 @@ STAGE_TYPES = {
         "Linear",
         "MLP",
     ),
+    "S08.rule.frozen": ("RMSNormPlan", "BlockPlan", "Block"),
     "T.rule.frozen": ("Tensor", "leaf Tensor"),
 }
 # S07.rule.frozen: the attributes every forward re-verifies against the seal (assignable)
-REVERIFIED = {"Linear": frozenset({"weight", "bias", "name", "scope"}), "MLP": frozenset({"layers"})}
+REVERIFIED = {
+    "Linear": frozenset({"weight", "bias", "name", "scope"}),
+    "MLP": frozenset({"layers"}),
+    "Block": frozenset({"gain"}),  # S08.rule.frozen
+}
 
 
 def slot_names(cls: type) -> set[str]:

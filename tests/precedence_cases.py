@@ -19,6 +19,7 @@ import numpy as np
 from hypothesis import strategies as st
 
 from contracts import CountingValue, EmbeddingPlan, Matrix, Vector
+from contracts.block import BlockPlan
 from contracts.linear import LinearPlan
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor, add, exp, log, matmul, maximum, multiply
@@ -26,6 +27,8 @@ from tests import strategies as s
 from tests.probes import NOT_GIVEN, Attempt, CountingInitializer
 from tests.stage05_cases import counted_embedding
 from tests.stage07_cases import counted_model, input_matrix, parameters_of, spec_model_cost, spec_value
+from tests.stage08_block_cases import counted_block, replace_gain, spec_block_cost, spec_block_parameters
+from tests.stage08_block_cases import parameters_of as block_parameters
 
 Case = dict[str, Any]
 Injector = Callable[[Case], st.SearchStrategy[Case]]
@@ -242,6 +245,32 @@ def forward_build(case: Case) -> Built:
     )
 
 
+# ---------------------------------------------------------------- Stage 08 block
+
+
+def block_plan_build(case: Case) -> Built:
+    """BlockPlan.rmsnorm_mlp(widths, eps, budget), then materialize with a counted initializer."""
+    initializer = CountingInitializer()
+
+    def action() -> object:
+        plan = BlockPlan.rmsnorm_mlp(case["widths"], case["eps"], parameter_budget=case.get("budget"))
+        return plan.materialize(initializer, CountingValue)
+
+    return Built(Attempt(action, initializer=initializer, offending=named(case)))
+
+
+def block_forward_build(case: Case) -> Built:
+    """A sealed block, its gain storage replaced between forwards where the case says, then a forward."""
+    block = counted_block(case, CountingInitializer())
+    sealed = block_parameters(block)
+    if "replace" in case:
+        replace_gain(block, case["replace"])
+    x = input_matrix(case["tokens"], case["widths"][0])
+    return Built(
+        Attempt(lambda: block.forward(x, case.get("budget")), parameters=sealed, offending=named(case))
+    )
+
+
 # ---------------------------------------------------------------- Stage T
 
 
@@ -374,6 +403,29 @@ ENTRIES: dict[str, Entry] = {
             "S07.fail.graph-budget": lambda case: s.inject_over_budget(case, forward_cost(case)),
         },
         forward_build,
+    ),
+    "S08.order.block-plan": Entry(
+        "linear",
+        s.precedence_block_plan(),
+        {
+            "S08.fail.norm-config": s.inject_norm_eps,
+            "S08.fail.residual-width": s.inject_residual_width,
+            "S08.fail.block-parameter-budget": lambda case: s.inject_over_budget(
+                case, spec_block_parameters(case["widths"], False)
+            ),
+        },
+        block_plan_build,
+    ),
+    "S08.order.block-forward": Entry(
+        "linear",
+        s.precedence_block_forward(),
+        {
+            "S08.fail.gain-replaced": s.inject_gain_swap,
+            "S08.fail.block-graph-budget": lambda case: s.inject_over_budget(
+                case, spec_block_cost(case["widths"], case["tokens"], False)
+            ),
+        },
+        block_forward_build,
     ),
     "T.order.elementwise": Entry(
         "tensor.api",

@@ -26,10 +26,10 @@ Rows = tuple[tuple[Value, ...], ...]
 
 @dataclass(frozen=True, slots=True)
 class ForwardStep:
-    """One planned step: a Linear or a ReLU, its shapes and its exact graph-node cost."""
+    """One planned step (Linear, ReLU, RMSNorm or residual), its shapes and its exact graph-node cost."""
 
     name: str
-    kind: str  # "linear" | "relu"
+    kind: str  # "linear" | "relu" | "rmsnorm" | "residual"
     input_shape: tuple[int, int]
     output_shape: tuple[int, int]
     graph_nodes: int

@@ -19,7 +19,7 @@ from contracts.errors import ParameterIdentityError, ShapeError
 from contracts.forward import ForwardStep, ModelForwardPlan, Rows, guarded_forward
 from contracts.frozen import Frozen, set_fields
 from contracts.init import Initializer, InitSpec
-from contracts.linear import Linear, LinearPlan, LinearStorage, checked_name
+from contracts.linear import Linear, LinearPlan, LinearStorage, Weights, checked_name
 from contracts.seal import ParameterRef, ParameterSeal, check_distinct
 from contracts.shapes import Matrix, checked_value_type
 from contracts.value import Value
@@ -118,11 +118,17 @@ class ModelPlan(Frozen):
         """Raw draws for every layer, then every check, then every Value, then the seals."""
         where = "ModelPlan.materialize"
         kind = checked_value_type(value_type, where)
+        return self.bind(self.checked_weights(initializer, where), kind)
+
+    def checked_weights(self, initializer: Initializer | None, where: str) -> list[Weights]:
+        """Every raw draw of every layer, then every result checked; no Value exists yet."""
         chosen = initializer if initializer is not None else self.default_initializer()
         raw = [plan.draw(chosen) for plan in self.layers]
-        weights = [plan.checked(drawn, where) for plan, drawn in zip(self.layers, raw)]
-        layers = [plan.bind(checked, kind, self.name) for plan, checked in zip(self.layers, weights)]
-        return MLP(self, layers)
+        return [plan.checked(drawn, where) for plan, drawn in zip(self.layers, raw)]
+
+    def bind(self, weights: Sequence[Weights], kind: type[Value]) -> MLP:
+        """The Values of every layer (trusted: checked_weights ran), sealed as one model."""
+        return MLP(self, [plan.bind(checked, kind, self.name) for plan, checked in zip(self.layers, weights)])
 
 
 def checked_widths(widths: object, where: str) -> tuple[int, ...]:
@@ -232,11 +238,15 @@ class MLP(Frozen):
         """The layers tuple and every layer's storage objects are the ones sealed."""
         return all(layer.storage_unchanged() for layer in self.layers)
 
+    def unchanged(self) -> bool:
+        """The identity fast path: the sealed layers tuple, every layer's storage the sealed one."""
+        return self.frozen and self.layers is self.sealed_layers and self.storage_unchanged()
+
     def verify_seal(self, where: str) -> tuple[ParameterRef, ...]:
         """The sealed refs if the layers and their storage objects are the sealed ones; otherwise
         model-wide names and aliases, then each layer's own seal (naming the layer whose storage
         changed), then the model seal (layer order, a Linear swapped for another)."""
-        if self.frozen and self.layers is self.sealed_layers and self.storage_unchanged():
+        if self.unchanged():
             return self.seal.refs
         refs = self.current_refs()
         check_distinct(refs, where)

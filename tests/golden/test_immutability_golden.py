@@ -15,8 +15,8 @@ from contracts.tensor import Tensor
 from tests.immutability_cases import BUILDERS, snapshot
 from tests.spec_rows import OWN_TYPES, example_params, reference_only, require, row, rows
 
-FAMILY = {"05": "shapes", "07": "linear", "T": "tensor.api"}
-FROZEN_ROWS = [row("S05.rule.frozen"), row("S07.rule.frozen"), row("T.rule.frozen")]
+FAMILY = {"05": "shapes", "07": "linear", "08": "linear", "T": "tensor.api"}
+FROZEN_ROWS = [row("S05.rule.frozen"), row("S07.rule.frozen"), row("S08.rule.frozen"), row("T.rule.frozen")]
 
 
 def example_value(value: Any) -> Any:

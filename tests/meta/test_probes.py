@@ -23,12 +23,14 @@ from tests.properties.test_stage03_autodiff import FAILURE_CASES as S03_CASES
 from tests.properties.test_stage05_shapes import FAILURE_CASES as S05_CASES
 from tests.properties.test_stage06_softmax import FAILURE_CASES as S06_FAILURES
 from tests.properties.test_stage07_failures import FAILURE_CASES as S07_CASES
+from tests.properties.test_stage08_block import FAILURE_CASES as S08_BLOCK_CASES
 from tests.properties.test_stage08_norm import FAILURE_CASES as S08_FAILURES
 from tests.properties.test_tensor_contracts import FAILURE_CASES as T_CASES
 from tests.spec_rows import all_rows, params, rows
 from tests.stage03_cases import ATTEMPTS as S03_ATTEMPTS
 from tests.stage05_cases import ATTEMPTS as S05_ATTEMPTS
 from tests.stage07_cases import ATTEMPTS as S07_ATTEMPTS
+from tests.stage08_block_cases import ATTEMPTS as S08_BLOCK_ATTEMPTS
 from tests.tensor_cases import FAILURES
 
 # each stage's failure generators (from its property tests) and attempt builders
@@ -248,6 +250,8 @@ def param_op_attempt(case: dict[str, Any]) -> Attempt:
 
 def attempt_for(spec_row: SpecRow, data: st.DataObject) -> Attempt:
     """The row's own attempt on one drawn bad input, as its property test builds it."""
+    if spec_row.id in S08_BLOCK_ATTEMPTS:  # the block (BlockPlan, Block), not the tensor op
+        return S08_BLOCK_ATTEMPTS[spec_row.id](data.draw(S08_BLOCK_CASES[spec_row.id]))
     if spec_row.stage in PARAM_OP_CASES:
         return param_op_attempt(data.draw(PARAM_OP_CASES[spec_row.stage][spec_row.id]))
     if spec_row.stage == "T":

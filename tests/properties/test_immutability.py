@@ -26,7 +26,12 @@ from tests.immutability_cases import (
 )
 from tests.spec_rows import OWN_TYPES, reference_only, require
 
-FAMILY = {"S05.rule.frozen": "shapes", "S07.rule.frozen": "linear", "T.rule.frozen": "tensor.api"}
+FAMILY = {
+    "S05.rule.frozen": "shapes",
+    "S07.rule.frozen": "linear",
+    "S08.rule.frozen": "linear",
+    "T.rule.frozen": "tensor.api",
+}
 CASES = [
     pytest.param(row_id, name, id=f"{row_id}-{name}", marks=pytest.mark.spec(row_id))
     for row_id, names in STAGE_TYPES.items()
