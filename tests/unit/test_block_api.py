@@ -32,9 +32,11 @@ def test_block_binds_only_its_own_storage() -> None:
         Block(None, gain, mlp)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^Block: gain must be a Vector, got \[1\.0, 1\.0\] \(list\)$"):
         Block(plan, [1.0, 1.0], mlp)  # type: ignore[arg-type]
-    with pytest.raises(ShapeError, match=r"^Block: gain shape must equal the norm's \(C,\) = \(2,\), got \(3,\)$"):
+    shape_message = r"^Block: gain shape must equal the norm's \(C,\) = \(2,\), got \(3,\)$"
+    with pytest.raises(ShapeError, match=shape_message):
         Block(plan, Vector([1.0, 1.0, 1.0]), mlp)
-    with pytest.raises(TypeError, match=r"^Block: mlp must be an MLP built from the plan's ModelPlan, got MLP"):
+    mlp_message = r"^Block: mlp must be an MLP built from the plan's ModelPlan, got MLP"
+    with pytest.raises(TypeError, match=mlp_message):
         Block(plan, gain, other)
 
 
