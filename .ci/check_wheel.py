@@ -6,7 +6,8 @@ pytest run there would take the repository's pyproject.toml as its ini file).
 2. the pytest plugin route on a few rows, in a session whose own conftest registers --impl (the suite
    must not clash with it) and whose own test reads it;
 3. neither run may write into the installed suite (no __pycache__, no .hypothesis: it may be read-only);
-4. the sdist builds, and the wheel built from it packages the same suite files as the installed wheel.
+4. the sdist (of the tracked files) builds, and the wheel built from it packages the same suite files
+   as the installed wheel.
 
 Usage: python check_wheel.py REPOSITORY (the sdist is built from it; nothing else is read from it).
 """
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,12 +34,27 @@ def snapshot(root: Path) -> dict[str, tuple[int, int]]:
     return {str(p.relative_to(root)): (p.stat().st_mtime_ns, p.stat().st_size) for p in root.rglob("*")}
 
 
+# The runs must show what they write: a PYTHONDONTWRITEBYTECODE from the caller's shell would hide it.
+ENVIRONMENT = {name: value for name, value in os.environ.items() if name != "PYTHONDONTWRITEBYTECODE"}
+
+
 def run(step: str, command: list[str]) -> None:
     started = time.monotonic()
-    code = subprocess.run(command, check=False).returncode
+    code = subprocess.run(command, check=False, env=ENVIRONMENT).returncode
     print(f"check_wheel: {step}: exit {code} in {time.monotonic() - started:.1f}s", flush=True)
     if code != 0:
         sys.exit(f"check_wheel: {step} failed: {' '.join(command)}")
+
+
+def tracked_copy(repository: Path, place: Path) -> Path:
+    """The repository's tracked files (as in the working tree): a build there cannot pick up what a
+    clean clone lacks, e.g. through a stale src/*.egg-info/SOURCES.txt, which setuptools' sdist reuses."""
+    listed = subprocess.run(["git", "-C", str(repository), "ls-files", "-z"], capture_output=True, check=True)
+    for name in filter(None, listed.stdout.decode().split("\0")):
+        if (repository / name).is_file():
+            (place / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(repository / name, place / name)
+    return place
 
 
 def installed_suite() -> set[str]:
@@ -63,9 +80,10 @@ def main(repository: Path, here: Path) -> None:
     if changed:
         sys.exit(f"check_wheel: the runs wrote into the installed suite: {sorted({p for p, _ in changed})}")
     with tempfile.TemporaryDirectory() as out:
-        build = [sys.executable, "-m", "build", "-o", out, str(repository)]
+        source = tracked_copy(repository, Path(out) / "source")
+        build = [sys.executable, "-m", "build", "-o", str(Path(out) / "dist"), str(source)]
         run("python -m build (sdist, then a wheel from it)", build)
-        (wheel,) = Path(out).glob("*.whl")
+        (wheel,) = (Path(out) / "dist").glob("*.whl")
         names = zipfile.ZipFile(wheel).namelist()
     from_sdist = {name for name in names if name.startswith(SUITE) and not name.endswith("/")}
     differs = sorted(from_sdist ^ installed_suite())

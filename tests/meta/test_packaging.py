@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
@@ -21,6 +22,7 @@ from contracts import pytest_plugin as plugin
 from contracts.spec import loader, spec_dir
 
 ROOT = Path(__file__).resolve().parents[2]
+IMPORTED = re.compile(r"^\s*from guest\.(tests[\w.]*) import", re.MULTILINE)
 
 
 def load_setup() -> ModuleType:
@@ -153,6 +155,28 @@ def test_written_suite_has_no_top_level_tests_imports(tmp_path: Path) -> None:
     )
 
 
+def test_written_suite_imports_only_what_it_carries(tmp_path: Path) -> None:
+    """Every `guest.tests...` module the packaged copy imports is a file of the copy, and every test
+    file of tests/properties and tests/golden is there."""
+    copy = tmp_path / "guest"
+    SETUP.write_suite(ROOT, copy, "guest")
+    written = {p.relative_to(copy).as_posix() for p in copy.rglob("*.py")}
+    imported: set[str] = set()
+    for path in copy.rglob("*.py"):
+        imported |= set(IMPORTED.findall(path.read_text(encoding="utf-8")))
+    as_files = {
+        name: (name.replace(".", "/") + ".py", name.replace(".", "/") + "/__init__.py") for name in imported
+    }
+    absent = sorted(name for name, files in as_files.items() if not written & set(files))
+    assert ([], True) == (absent, len(imported) > 10)
+    tests = {
+        p.relative_to(ROOT).as_posix()
+        for d in ("properties", "golden")
+        for p in (ROOT / "tests" / d).glob("*.py")
+    }
+    assert set() == tests - written
+
+
 # ---------------------------------------------------------------- finding the packaged suite
 
 
@@ -268,10 +292,11 @@ def test_the_suite_reads_its_own_options_at_home_and_the_plugins_as_a_guest(tmp_
 
 
 def junit_outcomes(path: Path) -> dict[str, str]:
-    """test name -> passed / failed, from a JUnit XML file."""
+    """test name -> passed / failed / error / skipped, from a JUnit XML file."""
     outcomes: dict[str, str] = {}
     for case in ET.parse(path).getroot().iter("testcase"):
-        outcomes[case.attrib["name"]] = "failed" if case.find("failure") is not None else "passed"
+        found = [kind for kind in ("failure", "error", "skipped") if case.find(kind) is not None]
+        outcomes[case.attrib["name"]] = found[0] if found else "passed"
     return outcomes
 
 
@@ -302,6 +327,6 @@ def test_the_packaged_suite_runs_as_a_guest_beside_a_host_with_its_own_impl(tmp_
     assert {"test_host": "passed", "test_gradient_example[S03.grad.mul[0]]": "passed"} == outcomes[
         "reference"
     ]
-    assert {"test_host": "passed", "test_gradient_example[S03.grad.mul[0]]": "failed"} == outcomes[
+    assert {"test_host": "passed", "test_gradient_example[S03.grad.mul[0]]": "failure"} == outcomes[
         "guest_suite.tests.meta.broken_engines:WrongMulGradient"
     ]

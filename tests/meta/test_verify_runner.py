@@ -289,7 +289,8 @@ def test_verify_assembles_the_report_from_the_child_results(
     root = make_suite(tmp_path)
     seen = fake_child(monkeypatch, RESULTS, 1)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("PYTHONPATH", raising=False)
+    for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "HYPOTHESIS_STORAGE_DIRECTORY"):
+        monkeypatch.delenv(name, raising=False)
     # the child's (and each repro's) PYTHONPATH: the current directory, then the adapter's import root
     path = f"{tmp_path}:{Path(contracts.__file__).resolve().parents[1]}"
     options = VerifyOptions(
