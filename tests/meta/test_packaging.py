@@ -3,6 +3,7 @@ pytest plugin's option handling (the installed wheel itself is tested by tox -e 
 
 from __future__ import annotations
 
+import importlib
 import importlib.util
 import os
 import re
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import xml.etree.ElementTree as ET
 import zipfile
+from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -36,6 +38,19 @@ def load_setup() -> ModuleType:
 
 
 SETUP = load_setup()
+
+
+FAKE_PACKAGES = ("fake_suite_pkg", "zipped_suite_pkg", "fake_guest_suite")
+
+
+@pytest.fixture
+def forget_fake_packages() -> Iterator[None]:
+    """Packages a test imports from its tmp_path are forgotten afterwards (pytest may run twice in one
+    process, as mutmut does, and the next tmp_path differs)."""
+    yield
+    for name in [name for name in sys.modules if name.split(".")[0] in FAKE_PACKAGES]:
+        del sys.modules[name]
+    importlib.invalidate_caches()
 
 
 def write(path: Path, text: str = "") -> None:
@@ -180,6 +195,7 @@ def test_written_suite_imports_only_what_it_carries(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- finding the packaged suite
 
 
+@pytest.mark.usefixtures("forget_fake_packages")
 def test_packaged_suite_is_found_through_importlib_resources(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -252,6 +268,7 @@ def test_a_session_that_does_not_ask_is_untouched(monkeypatch: pytest.MonkeyPatc
     assert ([], False) == (stub.lines, sys.dont_write_bytecode)
 
 
+@pytest.mark.usefixtures("forget_fake_packages")
 def test_asking_for_the_suite_activates_it(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """--contracts-impl registers the spec marker, stops bytecode writes and imports the packaged
     suite's conftest (its hypothesis profiles) before hypothesis reads --hypothesis-profile."""
@@ -261,7 +278,6 @@ def test_asking_for_the_suite_activates_it(monkeypatch: pytest.MonkeyPatch, tmp_
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.setattr(plugin, "SUITE_PACKAGE", "fake_guest_suite")
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
-    monkeypatch.delitem(sys.modules, "fake_guest_suite.tests.conftest", raising=False)
     stub = StubConfig(ROOT, **{"--contracts-impl": "reference"})
     pytest_contracts.pytest_configure(as_config(stub))
     assert ([("markers", plugin.SPEC_MARKER)], True) == (stub.lines, sys.dont_write_bytecode)
