@@ -225,15 +225,22 @@ def test_spec_dir_prefers_the_packaged_specs(monkeypatch: pytest.MonkeyPatch, tm
 # ---------------------------------------------------------------- the pytest plugin
 
 
+NOT_GIVEN = object()
+
+
 class StubConfig:
-    """The part of pytest.Config the plugin reads: rootdir, options given, ini lines added."""
+    """The part of pytest.Config the plugin reads: rootdir, the registered options (value None: not
+    given), ini lines added; getoption raises ValueError for an unregistered option without a default,
+    as pytest's does."""
 
     def __init__(self, rootpath: Path, **options: Any) -> None:
         self.rootpath = rootpath
         self.options = options
         self.lines: list[tuple[str, str]] = []
 
-    def getoption(self, name: str, default: Any = None) -> Any:
+    def getoption(self, name: str, default: Any = NOT_GIVEN) -> Any:
+        if name not in self.options and default is NOT_GIVEN:
+            raise ValueError(f"no option named {name!r}")
         return self.options.get(name, default)
 
     def addinivalue_line(self, name: str, line: str) -> None:
@@ -263,7 +270,7 @@ def test_a_session_that_does_not_ask_is_untouched(monkeypatch: pytest.MonkeyPatc
     """Without --contracts-impl the plugin adds no marker, keeps bytecode writing, imports nothing."""
     monkeypatch.setattr(sys, "dont_write_bytecode", False)
     monkeypatch.setattr(plugin, "activate", lambda config: pytest.fail("activated"))
-    stub = StubConfig(ROOT)
+    stub = StubConfig(ROOT, **{"--contracts-impl": None})
     pytest_contracts.pytest_configure(as_config(stub))
     assert ([], False) == (stub.lines, sys.dont_write_bytecode)
 
@@ -304,6 +311,17 @@ def test_the_suite_reads_its_own_options_at_home_and_the_plugins_as_a_guest(tmp_
         plugin.suite_option(as_config(guest), suite, "--impl"),
         plugin.suite_option(as_config(guest), suite, "--deep-graph-depth"),
         plugin.suite_option(as_config(home), suite, "--deep-graph-depth"),
+    )
+
+
+def test_an_unregistered_option_reads_as_not_given(tmp_path: Path) -> None:
+    """With the plugin disabled (-p no:contracts) or the suite's own option unregistered (--noconftest),
+    the suite's option reads as not given instead of failing."""
+    plugin_disabled = StubConfig(tmp_path, **{"--impl": None})
+    no_conftest = StubConfig(tmp_path, **{"--contracts-impl": "micrograd"})
+    assert (None, "micrograd") == (
+        plugin.suite_option(as_config(plugin_disabled), tmp_path, "--impl"),
+        plugin.suite_option(as_config(no_conftest), tmp_path, "--impl"),
     )
 
 
