@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import cast
 
 import pytest
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 
 from contracts.engines import Engine, load_engine, selected_name
+from contracts.pytest_plugin import hosted, suite_option
 from contracts.verify.records import ENGINE_CALLS_PROPERTY, REFERENCE_ONLY_MARKER, REFERENCE_ONLY_PREFIX
 from tests.spec_rows import RecordingEngine, is_reference
 
@@ -43,7 +45,15 @@ settings.register_profile(
 settings.load_profile(os.environ.get("CONTRACTS_HYPOTHESIS_PROFILE", "dev"))
 
 
-def pytest_addoption(parser: pytest.Parser) -> None:
+# The suite's root (the repository, or contracts/spec_suite in a wheel): pytest's rootdir in its own session.
+SUITE_ROOT = Path(__file__).resolve().parents[1]
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    # A guest in another project's session (the packaged suite run through the contracts pytest plugin)
+    # registers no option, so the host's own --impl stays its own: --contracts-impl stands for --impl.
+    if hosted(cast(pytest.Config, pluginmanager.get_plugin("pytestconfig")), SUITE_ROOT):
+        return
     parser.addoption(
         "--impl",
         default=None,
@@ -61,7 +71,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.fixture(scope="session")
 def deep_graph_depth(request: pytest.FixtureRequest) -> int | None:
     """The deep-graph chain length asked for on the command line (None: the spec's own)."""
-    depth: int | None = request.config.getoption("--deep-graph-depth")
+    depth: int | None = suite_option(request.config, SUITE_ROOT, "--deep-graph-depth")
     return depth
 
 
@@ -104,5 +114,5 @@ def load_selected(config: pytest.Config) -> Engine:
     """The selected engine, loaded once per session (without the engine fixture, so a reference-only
     test that does not request it still learns which engine runs)."""
     if ENGINE_KEY not in config.stash:
-        config.stash[ENGINE_KEY] = load_engine(selected_name(config.getoption("--impl")))
+        config.stash[ENGINE_KEY] = load_engine(selected_name(suite_option(config, SUITE_ROOT, "--impl")))
     return config.stash[ENGINE_KEY]

@@ -17,6 +17,7 @@ import pytest
 
 import contracts
 from contracts.engines import load_engine
+from contracts.verify import runner
 from contracts.verify.records import Record
 from contracts.verify.runner import (
     VerifyError,
@@ -47,22 +48,47 @@ def test_suite_from_option_environment_and_package(monkeypatch: pytest.MonkeyPat
 
 
 def test_suite_falls_back_to_the_current_directory(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """An installed (non-editable) package has no tests beside it: the current clone is used."""
+    """An installed package with neither tests beside it nor a packaged suite: the current clone is used."""
     monkeypatch.setattr(contracts, "__file__", str(tmp_path / "site" / "contracts" / "__init__.py"))
+    monkeypatch.setattr(runner, "packaged_suite", lambda: None)
     monkeypatch.chdir(ROOT)
     assert ROOT == find_suite(None, {})
 
 
-def test_no_suite_anywhere_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Without a suite beside the package or in the current directory, the error says what to pass."""
+def packaged_copy(place: Path) -> Path:
+    """A stand-in for the wheel's contracts/spec_suite: a directory with tests/properties/ and specs/."""
+    (place / "tests" / "properties").mkdir(parents=True)
+    (place / "specs").mkdir()
+    return place
+
+
+def test_suite_falls_back_to_the_packaged_suite(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A wheel install (no clone beside the package) uses the suite packaged with it, even from inside
+    another suite's directory; the clone the package is installed from, and --suite, come first."""
+    packaged = packaged_copy(tmp_path / "spec_suite")
+    monkeypatch.setattr(runner, "packaged_suite", lambda: packaged)
+    monkeypatch.chdir(ROOT)
+    assert ROOT == find_suite(None, {})  # the editable clone
     monkeypatch.setattr(contracts, "__file__", str(tmp_path / "site" / "contracts" / "__init__.py"))
+    assert (packaged, ROOT) == (find_suite(None, {}), find_suite(str(ROOT), {}))
+
+
+def test_no_suite_anywhere_is_a_clear_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """Without a suite beside the package, packaged with it or in the current directory, the error says
+    what to pass; a packaged directory that is not a suite is listed among the places looked in."""
+    monkeypatch.setattr(contracts, "__file__", str(tmp_path / "site" / "contracts" / "__init__.py"))
+    monkeypatch.setattr(runner, "packaged_suite", lambda: None)
     monkeypatch.chdir(tmp_path)
     message = (
         "cannot find the spec suite (a directory with tests/properties/, tests/golden/ and specs/); "
-        f"looked in {tmp_path}, {tmp_path}. Run from a clone of the repository, "
-        "or pass --suite PATH, or set CONTRACTS_SUITE"
+        f"looked in {tmp_path}, {tmp_path} (this install has no packaged suite, contracts.spec_suite). "
+        "Run from a clone of the repository, or pass --suite PATH, or set CONTRACTS_SUITE"
     )
     with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
+        find_suite(None, {})
+    monkeypatch.setattr(runner, "packaged_suite", lambda: tmp_path / "empty")
+    listed = f"looked in {tmp_path}, {tmp_path / 'empty'}, {tmp_path}. Run from a clone"
+    with pytest.raises(VerifyError, match=re.escape(listed)):
         find_suite(None, {})
 
 
@@ -263,7 +289,8 @@ def test_verify_assembles_the_report_from_the_child_results(
     root = make_suite(tmp_path)
     seen = fake_child(monkeypatch, RESULTS, 1)
     monkeypatch.chdir(tmp_path)
-    monkeypatch.delenv("PYTHONPATH", raising=False)
+    for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "HYPOTHESIS_STORAGE_DIRECTORY"):
+        monkeypatch.delenv(name, raising=False)
     # the child's (and each repro's) PYTHONPATH: the current directory, then the adapter's import root
     path = f"{tmp_path}:{Path(contracts.__file__).resolve().parents[1]}"
     options = VerifyOptions(
@@ -289,6 +316,11 @@ def test_verify_assembles_the_report_from_the_child_results(
         child["cwd"],
         child["stderr"],
         child["env"]["CONTRACTS_SPECS"],
+    )
+    # nothing written into the suite (a wheel's may be read-only): no bytecode, hypothesis in the scratch
+    assert ("1", str(log.parent / "hypothesis")) == (
+        child["env"]["PYTHONDONTWRITEBYTECODE"],
+        child["env"]["HYPOTHESIS_STORAGE_DIRECTORY"],
     )
     assert {
         "impl": "reference",

@@ -17,6 +17,7 @@ from typing import Any
 
 import jsonschema
 
+from contracts.packaged import packaged_suite
 from contracts.spec.expr import ExpressionError, evaluate, parse_expression
 from contracts.spec.functions import KNOWN as KNOWN_FUNCTIONS
 from contracts.spec.functions import SCALAR
@@ -89,10 +90,14 @@ class SpecRow(Mapping[str, Any]):
 
 
 def spec_dir() -> Path:
-    """CONTRACTS_SPECS if set, else the repository's specs/ beside src/."""
+    """CONTRACTS_SPECS if set, else the specs packaged with an installed wheel, else the repository's
+    specs/ beside src/ (a clone or an editable install)."""
     configured = os.environ.get("CONTRACTS_SPECS")
     if configured:
         return Path(configured)
+    packaged = packaged_suite()
+    if packaged is not None:
+        return packaged / "specs"
     return Path(__file__).resolve().parents[3] / "specs"
 
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import contracts
 from contracts.engines import SHIPPED, Engine, MissingExtraError, load_engine, selected_name
+from contracts.packaged import SUITE_PACKAGE, packaged_suite
 from contracts.spec import SpecError, SpecRow, load_rows
 from contracts.spec.expr import parse_module
 from contracts.spec_mutation.summary import spec_mutation_lines
@@ -72,8 +73,9 @@ def is_suite(root: Path) -> bool:
 
 
 def find_suite(option: str | None = None, environ: Mapping[str, str] = os.environ) -> Path:
-    """The repository holding tests/properties: --suite, else $CONTRACTS_SUITE, else the clone the
-    package was installed from (editable), else the current directory."""
+    """The directory holding tests/properties and specs/: --suite, else $CONTRACTS_SUITE, else the clone
+    the package was installed from (editable), else the suite packaged with it (a wheel install), else
+    the current directory."""
     configured = option or environ.get(SUITE_ENV)
     if configured:
         root = Path(configured).resolve()
@@ -83,13 +85,19 @@ def find_suite(option: str | None = None, environ: Mapping[str, str] = os.enviro
                 f"check --suite or ${SUITE_ENV}"
             )
         return root
-    candidates = [Path(contracts.__file__).resolve().parents[2], Path.cwd().resolve()]
+    packaged = packaged_suite()
+    candidates = [
+        Path(contracts.__file__).resolve().parents[2],
+        *([packaged] if packaged is not None else []),
+        Path.cwd().resolve(),
+    ]
     for root in candidates:
         if is_suite(root):
             return root
+    missing = "" if packaged is not None else f" (this install has no packaged suite, {SUITE_PACKAGE})"
     raise VerifyError(
         "cannot find the spec suite (a directory with tests/properties/, tests/golden/ and specs/); "
-        f"looked in {', '.join(str(c) for c in candidates)}. Run from a clone of the repository, "
+        f"looked in {', '.join(str(c) for c in candidates)}{missing}. Run from a clone of the repository, "
         f"or pass --suite PATH, or set {SUITE_ENV}"
     )
 
@@ -243,10 +251,17 @@ def quick_note(options: VerifyOptions) -> str | None:
     return f"{depth}, hypothesis profile {options.profile}"
 
 
-def child_environment(root: Path, adapter_root: str | None = None) -> dict[str, str]:
+def child_environment(
+    root: Path, adapter_root: str | None = None, scratch: Path | None = None
+) -> dict[str, str]:
     """The child's environment: the current directory and the adapter's import root first on
-    PYTHONPATH (absolute, so the same value reruns a test from anywhere)."""
+    PYTHONPATH (absolute, so the same value reruns a test from anywhere). With a scratch directory,
+    the child writes nothing into the suite, which may be a read-only install: no bytecode, and
+    hypothesis's files (its caches; a profile's example database) go to the scratch directory."""
     environ = dict(os.environ)
+    if scratch is not None:
+        environ["PYTHONDONTWRITEBYTECODE"] = "1"
+        environ["HYPOTHESIS_STORAGE_DIRECTORY"] = str(scratch / "hypothesis")
     paths = [os.getcwd(), *([adapter_root] if adapter_root else [])]
     for path in filter(None, environ.get("PYTHONPATH", "").split(os.pathsep)):
         absolute = str(Path(path).resolve())
@@ -364,8 +379,8 @@ def verify(options: VerifyOptions) -> Report:
     """Run the suite against the selected engine and build the report (VerifyError if it cannot run)."""
     started = time.monotonic()
     root, impl, engine, rows, prefixes = preflight(options)
-    environ = child_environment(root, module_root(engine))
     with tempfile.TemporaryDirectory(prefix="contracts-verify-") as scratch:
+        environ = child_environment(root, module_root(engine), Path(scratch))
         out = Path(scratch) / "results.json"
         log = Path(options.pytest_log) if options.pytest_log else Path(scratch) / "pytest.log"
         command = pytest_command(options, impl, root, out)

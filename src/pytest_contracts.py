@@ -1,0 +1,43 @@
+"""Entry point of the contracts pytest plugin (`pytest11`, name `contracts`); the logic is in
+contracts.pytest_plugin.
+
+    pytest --pyargs contracts.spec_suite --contracts-impl=pkg.module:Engine --hypothesis-profile=ci
+
+pytest imports entry-point plugins in every session of the environment, before coverage starts. So
+this module sits outside the contracts package and imports nothing from it: a session that does not
+give --contracts-impl gets two options with their own prefix and nothing else (contracts is not even
+imported), and the repository's own coverage run still sees every line of contracts execute.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+IMPL = "--contracts-impl"
+DEPTH = "--contracts-deep-graph-depth"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("contracts", f"contracts spec suite (--pyargs contracts.spec_suite {IMPL}=...)")
+    group.addoption(
+        IMPL,
+        default=None,
+        metavar="ENGINE",
+        help="run the packaged spec suite against ENGINE: reference, torch, micrograd or pkg.module:Class "
+        "(without this option the plugin does nothing)",
+    )
+    group.addoption(
+        DEPTH,
+        type=int,
+        default=None,
+        metavar="N",
+        help="nodes in the deep-graph rows' chain (default: the spec's 10^6)",
+    )
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption(IMPL) is not None:
+        from contracts.pytest_plugin import activate  # only a session that asked imports contracts
+
+        activate(config)
