@@ -838,15 +838,21 @@ PLAN_TEXT = (
     "total          (1, 2)  (1, 1)          13           21\n"
 )
 
-HELP_TEXT = """usage: contracts plan [-h] --widths WIDTHS [--tokens TOKENS] [--bias]
+HELP_TEXT = """\
+usage: contracts plan [-h] --widths WIDTHS [--tokens TOKENS] [--bias] [--block {rmsnorm-residual}]
+                      [--eps EPS]
 
 Print a model's plan: per-layer parameters, graph nodes and totals.
 
 options:
-  -h, --help       show this help message and exit
-  --widths WIDTHS  e.g. 3,4,2
-  --tokens TOKENS  T, the number of input rows
-  --bias           plan every Linear with a bias
+  -h, --help            show this help message and exit
+  --widths WIDTHS       e.g. 3,4,2
+  --tokens TOKENS       T, the number of input rows
+  --bias                plan every Linear with a bias
+  --block {rmsnorm-residual}
+                        plan the block x + MLP(RMSNorm(x)) around the MLP over --widths (last
+                        width = first)
+  --eps EPS             RMSNorm's eps with --block (default 1e-6)
 """
 
 
