@@ -422,10 +422,10 @@ def measure_model_parameters(widths: list[int], use_bias: bool) -> Measured:
     return {"planner": plan.parameter_count(), "executor": distinct}
 
 
-def measure_model_forward(widths: list[int], tokens: int, use_bias: bool) -> Measured:
-    """Planner: plan_forward's total; executor: operations counted; graph: walked from the output."""
-    model, _, _ = materialized(widths, use_bias)
-    x = input_matrix(tokens, widths[0])
+def counted_forward(model: Any, tokens: int, width: int) -> Measured:
+    """Planner: plan_forward's total; executor: operations counted; graph: walked from the output.
+    model: anything with forward(Matrix) and plan_forward(T) (an MLP, a Stage 08 Block)."""
+    x = input_matrix(tokens, width)
     counter = CountingValue.reset()
     out = model.forward(x)
     return {
@@ -433,6 +433,11 @@ def measure_model_forward(widths: list[int], tokens: int, use_bias: bool) -> Mea
         "executor": counter.operations,
         "graph": graph_nodes(out),
     }
+
+
+def measure_model_forward(widths: list[int], tokens: int, use_bias: bool) -> Measured:
+    model, _, _ = materialized(widths, use_bias)
+    return counted_forward(model, tokens, widths[0])
 
 
 def difference(with_bias: Measured, without: Measured) -> Measured:

@@ -17,10 +17,16 @@ from contracts.block import Block, BlockPlan, RMSNormPlan
 from contracts.frozen import set_fields
 from contracts.model import ModelPlan
 from tests.probes import Attempt, CountingInitializer
-from tests.stage07_cases import graph_nodes, input_matrix, spec_model_cost, spec_value
+from tests.stage07_cases import (
+    Measured,
+    counted_forward,
+    graph_nodes,
+    input_matrix,
+    spec_model_cost,
+    spec_value,
+)
 
 Case = dict[str, Any]
-Measured = dict[str, float]
 DEFAULT_WIDTHS = [2, 3, 2]
 NORM_KEYS = ("width", "eps", "gain_init", "name")
 
@@ -258,16 +264,8 @@ def measure_norm_parameters(width: int) -> Measured:
 
 
 def measure_forward(widths: list[int], tokens: int, use_bias: bool) -> Measured:
-    """Planner: plan_forward's total; executor: operations counted; graph: walked from the output."""
     block, _ = materialized(widths, use_bias)
-    x = input_matrix(tokens, widths[0])
-    counter = CountingValue.reset()
-    out = block.forward(x)
-    return {
-        "planner": block.plan_forward(tokens).total_graph_nodes(),
-        "executor": counter.operations,
-        "graph": graph_nodes(out),
-    }
+    return counted_forward(block, tokens, widths[0])
 
 
 def measure_step(kind: str, sym: dict[str, Any]) -> Measured:
