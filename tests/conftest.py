@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 from contracts.engines import Engine, load_engine, selected_name
 from contracts.pytest_plugin import hosted, suite_option
 from contracts.verify.records import ENGINE_CALLS_PROPERTY, REFERENCE_ONLY_MARKER, REFERENCE_ONLY_PREFIX
+from tests.mutation_order import fastest_first, mutant_under_test, recorded_durations
 from tests.spec_rows import RecordingEngine, is_reference
 
 # Every profile names its parent explicitly: a profile registered without one inherits whatever
@@ -116,3 +117,9 @@ def load_selected(config: pytest.Config) -> Engine:
     if ENGINE_KEY not in config.stash:
         config.stash[ENGINE_KEY] = load_engine(selected_name(suite_option(config, SUITE_ROOT, "--impl")))
     return config.stash[ENGINE_KEY]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # Only a mutant's own run is reordered: every other session keeps pytest's order.
+    if mutant_under_test():
+        fastest_first(items, recorded_durations())
