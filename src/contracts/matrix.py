@@ -21,6 +21,7 @@ from typing import Any
 EXIT_INVALID = 2
 MARKS = {
     "passed": "pass",
+    "partly verified": "part",
     "failed": "FAIL",
     "not exercised": "NOT RUN",
     "not applicable": "n/a",
@@ -30,6 +31,7 @@ MARKS = {
 }
 COLOURS = {
     "passed": "#b7e4b0",
+    "partly verified": "#d9efc9",
     "failed": "#f4a3a3",
     "not exercised": "#f4a3a3",
     "not applicable": "#e2e2e2",

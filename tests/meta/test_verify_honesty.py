@@ -145,14 +145,15 @@ def valid(report: dict[str, Any] | None) -> list[str]:
 
 
 def test_an_engine_that_declares_nothing_verifies_nothing(runs: dict[str, Any]) -> None:
-    """No capability, no method: 0 rows passed, every row n/a, exit 1 with the one-line reason."""
+    """No capability, no method: 0 rows passed or partly verified, every row n/a, exit 1 with the reason."""
     code, report = runs["nothing"]
     assert 1 == code
     assert report is not None
     assert [] == valid(report)
     by_status = report["summary"]["by_status"]
-    assert (0, 0, report["summary"]["rows"]) == (
+    assert (0, 0, 0, report["summary"]["rows"]) == (
         by_status["passed"],
+        by_status["partly verified"],
         by_status["not exercised"],
         by_status["not applicable"],
     )

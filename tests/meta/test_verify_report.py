@@ -407,7 +407,7 @@ failures:
       |   where 3 = f()
       repro: pytest tests/golden/test_x.py::test_bad2 --impl fake --hypothesis-profile=ci
 
-not applicable or skipped, by reason:
+not applicable, partly verified or skipped, by reason:
   engine does not provide x
     A.rule.na
 
@@ -484,7 +484,7 @@ assert 3 == 4
 pytest tests/golden/test_x.py::test_bad2 --impl fake --hypothesis-profile=ci
 ```
 
-## Not applicable or skipped
+## Not applicable, partly verified or skipped
 
 - engine does not provide x: `A.rule.na`
 
@@ -558,7 +558,16 @@ def test_json_document_in_full(tmp_path: Path) -> None:
         "engine_calls": None,
         "reference_only": None,
     }
-    statuses = ("passed", "failed", "not exercised", "not applicable", "skipped", "unbound", "deselected")
+    statuses = (
+        "passed",
+        "partly verified",
+        "failed",
+        "not exercised",
+        "not applicable",
+        "skipped",
+        "unbound",
+        "deselected",
+    )
     zero = dict.fromkeys(statuses, 0)
     assert {
         "format": "contracts-verify-report",
@@ -694,7 +703,7 @@ C.rule.long  rule  passed      passed      deselected         3  0.25s  {clipped
 C.rule.skip  rule  skipped     deselected  skipped            0  0.50s  skipped
 D.rule.gone  rule  deselected  deselected  deselected         0  0.00s  deselected
 
-not applicable or skipped, by reason:
+not applicable, partly verified or skipped, by reason:
   needs a GPU
     C.rule.skip
 

@@ -10,6 +10,7 @@ from contracts.verify.junit import format_junit
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
 from contracts.verify.report import (
     NOTHING_VERIFIED,
+    PARTLY,
     ROW_STATUSES,
     UNBOUND,
     Report,
@@ -19,7 +20,7 @@ from contracts.verify.report import (
     summarize,
 )
 
-SHORT = {NOT_APPLICABLE: "n/a"}
+SHORT = {NOT_APPLICABLE: "n/a", PARTLY: "partly"}
 TITLE_WIDTH = 48
 COLUMNS = ("ID", "KIND", "STATUS", "PROPERTY", "GOLDEN", "EXAMPLES", "TIME", "TITLE")
 
@@ -116,7 +117,7 @@ def cause_lines(report: Report, indent: str) -> list[str]:
 
 
 def reasons(rows: Iterable[RowResult]) -> dict[str, list[str]]:
-    """skip reason -> the rows it applies to (not applicable and skipped rows)."""
+    """skip reason -> the rows it applies to (not applicable, partly verified and skipped rows)."""
     grouped: dict[str, list[str]] = {}
     for row in rows:
         for reason in row.reasons:
@@ -199,7 +200,7 @@ def format_table(report: Report) -> str:
             lines.extend(failure_blocks(row.failures(), "    "))
     grouped = reasons(report.rows)
     if grouped:
-        lines += ["", "not applicable or skipped, by reason:"]
+        lines += ["", "not applicable, partly verified or skipped, by reason:"]
         for reason, ids in grouped.items():
             lines.append(f"  {reason}")
             lines.append(f"    {', '.join(ids)}")
@@ -246,7 +247,7 @@ def format_markdown(report: Report) -> str:
                 lines += ["```", "", "```sh", f"{test.repro}", "```"]  # a failure always has one
     grouped = reasons(report.rows)
     if grouped:
-        lines += ["", "## Not applicable or skipped", ""]
+        lines += ["", "## Not applicable, partly verified or skipped", ""]
         lines.extend(
             f"- {md_cell(reason)}: {', '.join(f'`{i}`' for i in ids)}" for reason, ids in grouped.items()
         )

@@ -5,7 +5,9 @@ not applicable if every test was skipped as not applicable (the engine lacks the
 reason); else skipped (its tests were skipped for another reason, so the row is not proven);
 unbound if no test names it (deselected instead when a keyword selection left it without tests).
 A row with a test that passed without calling the engine (and is not reference-only) is not
-exercised: never green.
+exercised: never green. A row whose tests passed but some of whose engine tests were n/a (the engine
+lacks a capability or declares a convention for them) is partly verified: accepted, but never read as
+the whole row passed, and the report names what was left out.
 """
 
 from __future__ import annotations
@@ -28,18 +30,32 @@ from contracts.verify.records import (
     NOT_APPLICABLE_PREFIX,
     NOT_EXERCISED,
     PASSED,
+    REFERENCE_ONLY_PREFIX,
     SKIPPED,
     Record,
 )
 
 # row statuses
+PARTLY = "partly verified"  # passed, but some of its engine tests were n/a for the engine
 UNBOUND = "unbound"
 DESELECTED = "deselected"
-ROW_STATUSES = (PASSED, FAILED, NOT_EXERCISED, NOT_APPLICABLE, SKIPPED, UNBOUND, DESELECTED)
+ROW_STATUSES = (PASSED, PARTLY, FAILED, NOT_EXERCISED, NOT_APPLICABLE, SKIPPED, UNBOUND, DESELECTED)
+# A test's outcome as its row reads it: an engine test the engine could not run (n/a, not reference-only)
+# leaves part of the row's claim unchecked; a reference-only test was never about the engine.
+ENGINE_LACKS = "engine lacks"
 NOTHING_VERIFIED = (
     "nothing verified: no test ran against the engine (every selected row is n/a, skipped or unbound)"
 )
-ACCEPTED = frozenset({PASSED, NOT_APPLICABLE, DESELECTED})  # the statuses that keep the exit code 0
+ACCEPTED = frozenset({PASSED, PARTLY, NOT_APPLICABLE, DESELECTED})  # the statuses that keep the exit code 0
+VERIFIED = frozenset({PASSED, PARTLY, FAILED})  # a test ran against the engine and reached a verdict
+
+
+def row_outcome(record: Record) -> str:
+    """A test's outcome as its row reads it (ENGINE_LACKS for an engine test that was n/a)."""
+    reason = record.reason or ""
+    if record.outcome == NOT_APPLICABLE and not reason.startswith(REFERENCE_ONLY_PREFIX):
+        return ENGINE_LACKS
+    return record.outcome
 
 
 def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
@@ -51,8 +67,8 @@ def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
     if NOT_EXERCISED in outcomes:
         return NOT_EXERCISED  # a test claims the row yet never ran the engine: the row is not proven
     if PASSED in outcomes:
-        return PASSED
-    if all(outcome == NOT_APPLICABLE for outcome in outcomes):
+        return PARTLY if ENGINE_LACKS in outcomes else PASSED
+    if all(outcome in (NOT_APPLICABLE, ENGINE_LACKS) for outcome in outcomes):
         return NOT_APPLICABLE
     return SKIPPED
 
@@ -117,7 +133,7 @@ class RowResult:
     kind: str
     stage: str
     status: str
-    reasons: list[str]  # why it is not applicable (or skipped): one per distinct skip reason
+    reasons: list[str]  # why it is (partly) not applicable or skipped: one per distinct skip reason
     checks: dict[str, str]  # suite (properties, golden) -> status of that suite's tests
     tests: list[ReportedTest] = field(default_factory=list)
 
@@ -161,6 +177,16 @@ def skip_reasons(tests: Iterable[ReportedTest]) -> list[str]:
     return reasons
 
 
+def row_reasons(status: str, tests: Sequence[ReportedTest]) -> list[str]:
+    """What a row left unverified: every skip reason of an n/a or skipped row; the engine's own
+    reasons (not reference-only) of a partly verified row; nothing otherwise."""
+    if status in (NOT_APPLICABLE, SKIPPED):
+        return skip_reasons(tests)
+    if status == PARTLY:
+        return skip_reasons(t for t in tests if row_outcome(t.record) == ENGINE_LACKS)
+    return []
+
+
 def aggregate(
     rows: Iterable[Mapping[str, Any]],
     records: Iterable[Record],
@@ -176,12 +202,12 @@ def aggregate(
     results = []
     for row in rows:
         tests = by_id.get(str(row["id"]), [])
-        status = row_status([t.record.outcome for t in tests], deselection)
+        status = row_status([row_outcome(t.record) for t in tests], deselection)
         checks = {
-            suite: row_status([t.record.outcome for t in tests if t.suite == suite], deselection)
+            suite: row_status([row_outcome(t.record) for t in tests if t.suite == suite], deselection)
             for suite in SUITES
         }
-        reasons = skip_reasons(tests) if status in (NOT_APPLICABLE, SKIPPED) else []
+        reasons = row_reasons(status, tests)
         results.append(
             RowResult(
                 str(row["id"]),
@@ -342,7 +368,7 @@ class Report:
 
     def verified_any(self) -> bool:
         """Some row passed or failed: some test ran against the engine (a green run proves something)."""
-        return any(row.status in (PASSED, FAILED) for row in self.rows)
+        return any(row.status in VERIFIED for row in self.rows)
 
     def pytest_crashed(self) -> bool:
         """pytest's own exit code says more than 'some tests failed' (1) or 'none collected' (5)."""
