@@ -324,6 +324,20 @@ def test_micrograd_recursion_message() -> None:
         engine.scalar_chain_grad(5000)
 
 
+def test_micrograd_program_recursion_is_raised_again_from_one_place() -> None:
+    """A program deeper than micrograd's recursion reach fails with the one re-raised RecursionError
+    (one raise site whatever the frame the limit hit: hypothesis replays it as the same failure)."""
+    engine = load_engine_or_skip("micrograd", "micrograd")
+    program = [("neg", (0,), ())] + [("neg", (i,), ()) for i in range(1, 5000)]
+    message = (
+        "micrograd's recursive topological sort exceeded Python's recursion limit "
+        f"({sys.getrecursionlimit()}) on a program of 5000 operations"
+    )
+    with pytest.raises(RecursionError, match=f"^{re.escape(message)}$") as raised:
+        engine.scalar_program_grads(program, [1.0])
+    assert raised.value.__context__ is None  # raised outside the handler: no chained traceback
+
+
 REFERENCE_ONLY = "a reference-only family: its tests exercise this project's own types, not the engine"
 
 

@@ -60,6 +60,22 @@ def import_value() -> Any:
     return Value
 
 
+
+def backward(out: Any, graph: str) -> None:
+    """out.backward(); micrograd's RecursionError is raised again from this one place, outside the
+    handler, so hypothesis sees one failure (not one per frame where the limit happened to hit, a
+    FlakyFailure on replay) and shrinks it to the smallest failing graph. The failure is micrograd's."""
+    failure: RecursionError | None = None
+    try:
+        out.backward()
+    except RecursionError as error:
+        failure = error
+    if failure is not None:
+        raise RecursionError(
+            f"micrograd's recursive topological sort exceeded Python's recursion limit "
+            f"({sys.getrecursionlimit()}) on {graph}"
+        )
+
 class MicrogradEngine(Engine):
     name: ClassVar[str] = "micrograd"
     capabilities: ClassVar[frozenset[str]] = frozenset(
@@ -120,19 +136,7 @@ class MicrogradEngine(Engine):
         finally:
             if collecting:
                 gc.enable()
-        failure: RecursionError | None = None
-        try:
-            out.backward()
-        except RecursionError as error:
-            failure = error
-        if failure is not None:
-            # Raised again from one place and outside the handler, so hypothesis sees one failure
-            # (not one per frame where the limit happened to hit) and shrinks it to the smallest
-            # failing depth. The failure itself is micrograd's.
-            raise RecursionError(
-                f"micrograd's recursive topological sort exceeded Python's recursion limit "
-                f"({sys.getrecursionlimit()}) on a chain of depth {depth}"
-            )
+        backward(out, f"a chain of depth {depth}")
         return float(x.grad)
 
     def scalar_backward_twice(self, a: float, b: float) -> tuple[float, float]:
@@ -152,7 +156,7 @@ class MicrogradEngine(Engine):
             raise ValueError(f"micrograd engine: op must be one of {sorted(known)}, got {unknown}")
         nodes = [self.value_type(float(x)) for x in leaves]
         out = run_program(PROGRAM_FORMS, nodes, program)
-        out.backward()
+        backward(out, f"a program of {len(program)} operations")
         return float(out.data), tuple(float(node.grad) for node in nodes)
 
     # -- module level: micrograd.nn.Layer and MLP ---------------------------------------------------
