@@ -38,11 +38,14 @@ from tests.stage07_cases import (
     spec_value,
     spec_weight_count,
 )
+from tests.stage08_block_cases import MEASURE as BLOCK_MEASURE
 
 # Stage 05/07 rows are about this project's own types: not applicable on any other engine.
 pytestmark = reference_only(OWN_TYPES)
 
-COUNT_ROWS = [r for r in rows(stage="07", kind="formula") if r.id in MEASURE]
+# Stage 07's MLP and Stage 08's block: every measured formula row, one test (the planner and executor differ).
+MEASURED = {**MEASURE, **BLOCK_MEASURE}
+COUNT_ROWS = [r for stage in ("07", "08") for r in rows(stage=stage, kind="formula") if r.id in MEASURED]
 
 
 @pytest.mark.parametrize("spec_row", params(COUNT_ROWS))
@@ -50,11 +53,12 @@ COUNT_ROWS = [r for r in rows(stage="07", kind="formula") if r.id in MEASURE]
 def test_formula_equals_planner_executor_and_graph(
     engine: Engine, spec_row: SpecRow, data: st.DataObject
 ) -> None:
-    """For random widths, T and bias, the spec formula == planner == executor (== graph walk)."""
+    """For random widths, T, bias (and the block's C, Chid), the spec formula == planner == executor
+    (== graph walk)."""
     require(engine, "linear", spec_row.id)
     symbols = data.draw(s.symbol_values(spec_row["symbols"]))
     expected = evaluate(spec_row["expr"], symbols)
-    measured = MEASURE[spec_row.id](symbols)
+    measured = MEASURED[spec_row.id](symbols)
     assert {kind: expected for kind in spec_row["compared_with"]} == {
         kind: measured[kind] for kind in spec_row["compared_with"]
     }
