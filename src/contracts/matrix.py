@@ -80,7 +80,7 @@ def field(document: Any, key: str, kind: type, where: str) -> Any:
 def read_report(path: Path) -> tuple[Column, list[RowInfo]]:
     """One saved report: its column and its rows (in report order)."""
     try:
-        document = json.loads(path.read_text(encoding="utf-8"))
+        document = json.loads(path.read_bytes())  # JSON is UTF-8 (RFC 8259): json reads the bytes
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise MatrixError(f"{path}: not a readable JSON report ({error})") from None
     if not isinstance(document, dict) or document.get("format") != "contracts-verify-report":
@@ -235,7 +235,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.output is None:
         sys.stdout.write(text)
     else:
-        options.output.write_text(text, encoding="utf-8")
+        options.output.write_bytes(text.encode())
     return 0
 
 

@@ -12,6 +12,7 @@ whose last line is the score and the verdict.
 from __future__ import annotations
 
 import argparse
+import functools
 import subprocess
 import sys
 import time
@@ -21,6 +22,7 @@ from typing import TextIO
 from contracts import mutation
 
 EVERY = 30.0
+CHUNK = 4096  # characters read at a time: mutmut's frames come without newlines, so no readline
 
 
 def frames(chunks: Iterable[str]) -> Iterator[str]:
@@ -44,23 +46,25 @@ def phase_of(frame: str) -> str:
 
 def progress(lines: Iterable[str], clock: Callable[[], float], every: float) -> Iterator[str]:
     """The frames worth a log line: each phase's first and last frame, and one per `every` seconds."""
-    phase: str | None = None
-    last_shown = ""
-    previous = ""
-    shown_at = 0.0
-    for frame in lines:
+    remaining = iter(lines)
+    first = next(remaining, None)
+    if first is None:
+        return
+    phase, shown, shown_at, previous = phase_of(first), first, clock(), first
+    yield first
+    for frame in remaining:
         now = clock()
         current = phase_of(frame)
         if current != phase:
-            if previous and previous != last_shown:
+            if previous != shown:
                 yield previous  # where the finished phase ended
-            phase, last_shown, shown_at = current, frame, now
+            phase, shown, shown_at = current, frame, now
             yield frame
         elif now - shown_at >= every:
-            last_shown, shown_at = frame, now
+            shown, shown_at = frame, now
             yield frame
         previous = frame
-    if previous and previous != last_shown:
+    if previous != shown:
         yield previous
 
 
@@ -68,7 +72,7 @@ def relay(process: subprocess.Popen[str], out: TextIO, clock: Callable[[], float
     """Copy the process's throttled progress to out; its exit code."""
     stream = process.stdout
     assert stream is not None  # started with stdout=PIPE
-    chunks = iter(lambda: stream.read(4096), "")
+    chunks = iter(functools.partial(stream.read, CHUNK), "")
     for line in progress(frames(chunks), clock, every):
         print(f"mutmut: {line}", file=out, flush=True)
     return process.wait()
@@ -84,11 +88,15 @@ def run_mutmut(max_children: int, every: float, out: TextIO) -> int:
     return relay(process, out, time.monotonic, every)
 
 
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(prog="python -m contracts.mutation_session", description=__doc__)
+    made.add_argument("--max-children", type=int, default=2)
+    made.add_argument("--every", type=float, default=EVERY, help="seconds between progress lines")
+    return made
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m contracts.mutation_session", description=__doc__)
-    parser.add_argument("--max-children", type=int, default=2)
-    parser.add_argument("--every", type=float, default=EVERY, help="seconds between progress lines")
-    options, gate_args = parser.parse_known_args(argv)
+    options, gate_args = parser().parse_known_args(argv)
     code = run_mutmut(options.max_children, options.every, sys.stdout)
     if code != 0:
         print(f"mutation: mutmut run exited {code}; no score", file=sys.stderr)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import subprocess
 import sys
 from collections.abc import Mapping, Sequence
@@ -24,6 +25,7 @@ from pathlib import Path
 from contracts import mutation
 
 SOURCE = Path("src/contracts")
+SHARD = re.compile(r"(\d+)/(\d+)")  # --shard i/N
 # mutmut 3.8.1's exit code -> status (mutmut.stats.status_by_exit_code; the version is pinned, and a
 # test compares this copy with mutmut's own where mutmut is installed). Any other code: suspicious.
 STATUS_BY_EXIT_CODE: dict[int | None, str] = {
@@ -68,10 +70,10 @@ def status_of(exit_code: int | None) -> str:
 
 def parse_shard(text: str) -> tuple[int, int]:
     """'i/N' (1-based) -> (i, N)."""
-    index, slash, count = text.partition("/")
-    if not slash or not index.isdigit() or not count.isdigit() or not 1 <= int(index) <= int(count):
+    match = SHARD.fullmatch(text)
+    if match is None or not 1 <= int(match[1]) <= int(match[2]):
         raise ShardError(f"--shard must be i/N with 1 <= i <= N, got {text!r}")
-    return int(index), int(count)
+    return int(match[1]), int(match[2])
 
 
 def source_modules(source: Path) -> dict[str, Path]:
@@ -118,7 +120,7 @@ def read_verdicts(mutants: Path, module: str, file: Path) -> dict[str, int | Non
     """The exit code of every mutant of one module, from a shard's mutants/ directory."""
     meta = mutants / f"{file.as_posix()}.meta"
     try:
-        codes: dict[str, int | None] = json.loads(meta.read_text(encoding="utf-8"))["exit_code_by_key"]
+        codes: dict[str, int | None] = json.loads(meta.read_bytes())["exit_code_by_key"]
     except (OSError, ValueError, KeyError, TypeError) as error:
         raise ShardError(f"{meta}: no mutmut results for {module} ({error})") from None
     return codes

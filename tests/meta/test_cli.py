@@ -447,3 +447,21 @@ def test_arguments_default_to_sys_argv(
     monkeypatch.setattr(sys, "argv", ["contracts", "--help"])
     assert 0 == main()
     assert USAGE == capsys.readouterr().out
+
+
+def test_plan_of_a_block_names_its_settings(capsys: pytest.CaptureFixture[str]) -> None:
+    """`contracts plan --block ... --bias --eps 3.5`: the title says bias on and the eps, and the total
+    counts the spec's block parameters with biases; by default bias is off and eps 1e-6."""
+    from contracts.plan_report import plan_main
+    from contracts.spec import evaluate
+    from tests.spec_rows import row
+
+    argv = ["--widths", "2,3,2", "--tokens", "2", "--bias", "--eps", "3.5", "--block", "rmsnorm-residual"]
+    assert 0 == plan_main(argv)
+    lines = capsys.readouterr().out.splitlines()
+    parameters = evaluate(row("S08.params.block")["expr"], {"C": 2, "Chid": 3, "bias": 1})
+    assert "block block: x + MLP(RMSNorm(x)), widths 2 -> 3 -> 2, tokens T = 2, bias on, eps 3.5" == lines[0]
+    assert ["total", str(parameters)] == [lines[-1].split()[0], lines[-1].split()[-2]]
+    assert 0 == plan_main(["--widths", "2,3,2", "--block", "rmsnorm-residual"])
+    title = capsys.readouterr().out.splitlines()[0]
+    assert "block block: x + MLP(RMSNorm(x)), widths 2 -> 3 -> 2, tokens T = 1, bias off, eps 1e-06" == title

@@ -143,7 +143,7 @@ def test_base_engine_names_what_it_does_not_implement() -> None:
             [("exp", (0,), ())], [np.zeros(1)], np.ones(1)
         ),
         "tensor_vjp_with": lambda: engine.tensor_vjp_with("sum", [np.zeros(1)], None, {"axis": 0}),
-        "tensor_graph": lambda: engine.tensor_graph("add", [np.zeros(1), np.zeros(1)]),
+        "tensor_graph": lambda: engine.tensor_graph("add", [np.zeros(1), np.zeros(1)], True),
         "tensor_backward": lambda: engine.tensor_backward(TensorGraph((), None), None),
         "tensor_grads": lambda: engine.tensor_grads(TensorGraph((), None)),
         "tensor_forward_with": lambda: engine.tensor_forward_with("sum", [np.zeros(1)], {"axis": 0}),
@@ -467,7 +467,7 @@ def test_refusal_methods_build_backward_and_read_grads(name: str) -> None:
     after one, twice that after a second (repeatable); leaves that need no grad keep None."""
     engine = load_engine_or_skip(name, MODULES[name])
     a, b, g = np.array([1.0, -2.0]), np.array([3.0, 5.0]), np.array([0.5, 4.0])
-    graph = engine.tensor_graph("multiply", [a, b])
+    graph = engine.tensor_graph("multiply", [a, b], requires_grad=True)
     assert (None, None) == engine.tensor_grads(graph)
     engine.tensor_backward(graph, g)
     assert [(g * b).tolist(), (g * a).tolist()] == listed(engine.tensor_grads(graph))
@@ -475,7 +475,7 @@ def test_refusal_methods_build_backward_and_read_grads(name: str) -> None:
     assert [(2 * g * b).tolist(), (2 * g * a).tolist()] == listed(engine.tensor_grads(graph))
     constants = engine.tensor_graph("add", [a, b], requires_grad=False)
     assert (None, None) == engine.tensor_grads(constants)
-    scalar = engine.tensor_graph("matmul", [a, b])
+    scalar = engine.tensor_graph("matmul", [a, b], requires_grad=True)
     engine.tensor_backward(scalar, None)
     assert [b.tolist(), a.tolist()] == listed(engine.tensor_grads(scalar))
 
@@ -504,7 +504,7 @@ def test_torch_refusal_methods_refuse_unknown_ops() -> None:
     """torch's tensor_graph and tensor_forward_with name the ops they know."""
     engine = load_engine_or_skip("torch", "torch")
     with pytest.raises(ValueError, match=r"^torch engine: op must be one of \['add', .*got 'tanh'$"):
-        engine.tensor_graph("tanh", [np.zeros(1)])
+        engine.tensor_graph("tanh", [np.zeros(1)], requires_grad=True)
     with pytest.raises(
         ValueError, match=r"^torch engine: op must be one of \['cross_entropy', .*got 'tanh'$"
     ):

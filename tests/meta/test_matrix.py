@@ -13,6 +13,7 @@ import pytest
 from contracts import matrix
 from contracts.cli import main as cli_main
 from contracts.matrix import Cell, build, main, read_report, to_html, to_markdown
+from tests.meta.argparse_spec import described
 
 
 def report(engine: str, rows: list[tuple[str, str, str, list[str]]]) -> dict[str, Any]:
@@ -95,6 +96,14 @@ def test_a_missing_row_reads_as_absent() -> None:
     assert Cell("deselected", "not in this report") == made.cell(made.columns[0], "X.y")
 
 
+# A row field of the wrong type: the error names the row (where), the field and the types.
+ROW_FIELD_ERRORS: list[tuple[str, dict[str, object], str]] = [
+    ("without-id", {"id": None}, "rows[0]: 'id' must be a str, got NoneType"),
+    ("reasons-not-list", {"reasons": "why"}, "rows[0]: 'reasons' must be a list, got str"),
+    ("title-not-str", {"title": 1}, "rows[0]: 'title' must be a str, got int"),
+    ("stage-not-str", {"stage": 3}, "rows[0]: 'stage' must be a str, got int"),
+]
+
 BAD_REPORTS = [
     pytest.param(b"{", "not a readable JSON report", id="not-json"),
     pytest.param(b"\xff\xfe", "not a readable JSON report", id="not-utf8"),
@@ -114,6 +123,16 @@ BAD_REPORTS = [
         json.dumps({**report("e", [("A.b", "A", "passed", [])]), "rows": [{"id": "A.b"}]}).encode(),
         "rows[0]: missing 'status'",
         id="row-without-status",
+    ),
+    *(
+        pytest.param(
+            json.dumps(
+                {**report("e", []), "rows": [{**report("e", [("A.b", "A", "passed", [])])["rows"][0], **bad}]}
+            ).encode(),
+            message,
+            id=f"row-{name}",
+        )
+        for name, bad, message in ROW_FIELD_ERRORS
     ),
     pytest.param(
         json.dumps(report("e", [("A.b", "A", "green", [])])).encode(),
@@ -188,6 +207,7 @@ def test_impl_runs_verify_per_engine_into_a_temporary_report(
     base = [sys.executable, "-m", "contracts.cli", "verify", "--impl", "torch", "--format", "json", "-o"]
     assert [[*base, out_file, "-q", "--rows=T"]] == commands
     assert not Path(out_file).exists()  # the temporary directory is gone
+    assert Path(out_file).parent.name.startswith("contracts-matrix-")  # named, should one be left behind
     assert capsys.readouterr().out.startswith("| row | torch |\n")
 
 
@@ -240,3 +260,61 @@ def test_html_page_in_full(tmp_path: Path) -> None:
         "</table>\n</body></html>\n"
     )
     assert expected == to_html(build([read_report(path) for path in paths]))
+
+
+def test_options_and_their_help() -> None:
+    """`contracts matrix --help`: saved reports, repeatable --impl and --verify-arg, the formats, -o."""
+    made = matrix.parser()
+    assert ("contracts matrix", matrix.__doc__) == (made.prog, made.description)
+    store, append = "_StoreAction", "_AppendAction"
+    assert [
+        (
+            [],
+            "reports",
+            store,
+            None,
+            "Path",
+            "*",
+            True,
+            None,
+            None,
+            "saved `contracts verify --format json` reports",
+        ),
+        (
+            ["--impl"],
+            "impl",
+            append,
+            [],
+            None,
+            None,
+            False,
+            None,
+            None,
+            "run verify for this engine (repeatable)",
+        ),
+        (["--format"], "format", store, "markdown", None, None, False, ["html", "markdown"], None, None),
+        (
+            ["-o", "--output"],
+            "output",
+            store,
+            None,
+            "Path",
+            None,
+            False,
+            None,
+            None,
+            "write here instead of stdout",
+        ),
+        (
+            ["--verify-arg"],
+            "verify_arg",
+            append,
+            [],
+            None,
+            None,
+            False,
+            None,
+            None,
+            "passed to each verify run",
+        ),
+    ] == described(made)

@@ -13,6 +13,7 @@ import pytest
 import contracts.mutation
 from contracts import mutation_session
 from contracts.mutation_session import frames, main, phase_of, progress, relay
+from tests.meta.argparse_spec import described
 
 
 def ticking(times: Sequence[float]) -> Any:
@@ -52,16 +53,31 @@ def test_progress_does_not_repeat_a_frame_already_shown() -> None:
     assert [] == list(progress([], ticking([]), every=30.0))
 
 
+def test_progress_shows_a_first_frame_without_a_phase_name() -> None:
+    """A first frame that is all counts (its phase reads empty) is still the first line shown."""
+    assert ["⠋ 1/2", "⠙ 2/2"] == list(progress(["⠋ 1/2", "⠙ 2/2"], ticking([0.0, 0.0]), every=30.0))
+
+
+class FlushCounting(io.StringIO):
+    """An output that counts its flushes (a CI log shows a line only once it is flushed)."""
+
+    flushes = 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        super().flush()
+
+
 def test_relay_prints_the_progress_and_returns_the_exit_code() -> None:
     """A real child's spinner output is relayed as prefixed lines and its exit code is returned."""
     script = "import sys; sys.stdout.write('\\r⠋ Running stats\\r⠙ Running stats\\r⠋ 1/2 x\\n'); sys.exit(3)"
     process = subprocess.Popen(
         [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
     )
-    out = io.StringIO()
+    out = FlushCounting()
     assert 3 == relay(process, out, ticking([0.0, 1.0, 2.0]), every=30.0)
     expected = "mutmut: ⠋ Running stats\nmutmut: ⠙ Running stats\nmutmut: ⠋ 1/2 x\n"
-    assert expected == out.getvalue()
+    assert (expected, 3) == (out.getvalue(), out.flushes)  # each line flushed as it is printed
 
 
 class Recorded:
@@ -119,19 +135,24 @@ def test_main_stops_with_the_failing_step_code(
 
 
 def test_run_mutmut_starts_mutmut_with_its_output_piped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`mutmut run --max-children N` starts under this interpreter and its frames are relayed."""
+    """`mutmut run --max-children N` starts under this interpreter; its frames, on stdout and stderr,
+    are relayed at the interval given (0: every frame)."""
     started: list[list[str]] = []
     real_popen = subprocess.Popen
+    script = (
+        "import sys; print('⠋ 1/3 x', flush=True); sys.stderr.write('⠙ 2/3 x\\n'); sys.stderr.flush(); "
+        "print('⠹ 3/3 x')"
+    )
 
     def fake_popen(command: list[str], **kwargs: Any) -> subprocess.Popen[str]:
         started.append(command)
-        return real_popen([sys.executable, "-c", "print('⠋ 1/1 done')"], **kwargs)
+        return real_popen([sys.executable, "-c", script], **kwargs)
 
     monkeypatch.setattr(subprocess, "Popen", fake_popen)
     out = io.StringIO()
-    assert 0 == mutation_session.run_mutmut(3, 30.0, out)
+    assert 0 == mutation_session.run_mutmut(3, 0.0, out)
     assert [[sys.executable, "-m", "mutmut", "run", "--max-children", "3"]] == started
-    assert "mutmut: ⠋ 1/1 done\n" == out.getvalue()
+    assert "mutmut: ⠋ 1/3 x\nmutmut: ⠙ 2/3 x\nmutmut: ⠹ 3/3 x\n" == out.getvalue()
 
 
 def test_defaults_and_help(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -147,4 +168,19 @@ def test_defaults_and_help(monkeypatch: pytest.MonkeyPatch, capsys: pytest.Captu
     out = capsys.readouterr().out
     assert out.startswith("usage: python -m contracts.mutation_session [-h] [--max-children MAX_CHILDREN]")
     assert "One command for the whole mutation run" in out
-    assert "seconds between progress lines" in out
+    store = "_StoreAction"
+    assert [
+        (["--max-children"], "max_children", store, 2, "int", None, False, None, None, None),
+        (
+            ["--every"],
+            "every",
+            store,
+            30.0,
+            "float",
+            None,
+            False,
+            None,
+            None,
+            "seconds between progress lines",
+        ),
+    ] == described(mutation_session.parser())

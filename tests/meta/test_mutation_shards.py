@@ -15,18 +15,21 @@ import pytest
 import contracts.mutation
 from contracts import mutation_shards
 from contracts.mutation_shards import (
+    SOURCE,
     STATUS_BY_EXIT_CODE,
     ShardError,
     assign,
     main,
     merge,
     parse_shard,
+    parser,
     patterns,
     results_text,
     run_command,
     source_modules,
     stats,
 )
+from tests.meta.argparse_spec import described, subcommands
 
 
 @pytest.mark.parametrize(
@@ -37,7 +40,9 @@ def test_parse_shard(text: str, expected: tuple[int, int]) -> None:
     assert expected == parse_shard(text)
 
 
-@pytest.mark.parametrize("text", ["0/4", "5/4", "1", "a/2", "1/b", "-1/2", "1/0", "", "/", "1//2"])
+@pytest.mark.parametrize(
+    "text", ["0/4", "5/4", "1", "a/2", "1/b", "-1/2", "1/0", "", "/", "1//2", "1/2/2", " 1/2", "1/2\n"]
+)
 def test_parse_shard_refuses(text: str) -> None:
     """Anything but 1 <= i <= N is a one-line error naming the value."""
     with pytest.raises(ShardError, match=f"^--shard must be i/N with 1 <= i <= N, got {text!r}$"):
@@ -248,6 +253,53 @@ def test_errors_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFi
     assert capsys.readouterr().err.startswith("mutation shards: ")
     with pytest.raises(SystemExit):
         main(["run", "--shard", "1/1", "--bogus"])
+
+
+def test_options_and_their_help() -> None:
+    """The whole option table: --source, then run (--shard required, --max-children an int) or merge
+    (one or more shard directories, --out); a sub-command is required."""
+    made = parser()
+    assert ("python -m contracts.mutation_shards", mutation_shards.__doc__) == (
+        made.prog,
+        made.description,
+    )
+    store = "_StoreAction"
+    assert [(["--source"], "source", store, SOURCE, "Path", None, False, None, None, None)] == described(made)
+    dest, required, commands = subcommands(made)
+    assert ("command", True, ["run", "merge"]) == (dest, required, list(commands))
+    run_help, run = commands["run"]
+    merge_help, merged = commands["merge"]
+    assert ("run one shard's mutants here", "merge the shards' mutants/ directories and gate") == (
+        run_help,
+        merge_help,
+    )
+    assert [
+        (["--shard"], "shard", store, None, None, None, True, None, None, "i/N, 1-based"),
+        (["--max-children"], "max_children", store, 2, "int", None, False, None, None, None),
+    ] == described(run)
+    assert [
+        (
+            [],
+            "mutants",
+            store,
+            None,
+            "Path",
+            "+",
+            True,
+            None,
+            None,
+            "each shard's mutants/ directory, in shard order",
+        ),
+        (["--out"], "out", store, Path("mutants-merged"), "Path", None, False, None, None, None),
+    ] == described(merged)
+
+
+def test_run_refuses_arguments_it_does_not_know(capsys: pytest.CaptureFixture[str]) -> None:
+    """run passes nothing on to mutmut: unknown arguments are a usage error naming all of them."""
+    with pytest.raises(SystemExit) as exited:
+        main(["run", "--shard", "1/1", "--bogus", "extra"])
+    assert 2 == exited.value.code
+    assert capsys.readouterr().err.endswith(": error: unrecognized arguments: --bogus extra\n")
 
 
 TINY_SOURCE = {

@@ -5,7 +5,6 @@ from __future__ import annotations
 import functools
 import json
 import math
-import os
 import runpy
 import shutil
 import subprocess
@@ -19,6 +18,7 @@ from typing import Any
 import pytest
 
 from contracts import cli
+from contracts.spec import spec_dir
 from contracts.spec_mutation import (
     expressions,
     gate,
@@ -34,6 +34,7 @@ from contracts.spec_mutation.catalog import RowMutants, catalog, file_mutants, s
 from contracts.spec_mutation.equivalence import equivalent, refused
 from contracts.spec_mutation.operators import NEVER_MATCHES, Mutant, row_mutants
 from contracts.verify.formats import format_markdown, format_table
+from tests.meta.argparse_spec import described as options_described
 from tests.meta.test_verify_report import make_report
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
@@ -628,6 +629,9 @@ def test_listed_file(tmp_path: Path) -> None:
     path.write_text('[[mutant]]\nid = "A.x:2"\n')
     with pytest.raises(ValueError, match=r"eq.toml: mutant 'A.x:2' is listed without a reason$"):
         gate.load_listed(path)
+    path.write_text('[[pending]]\nid = "A.x:3"\n')
+    with pytest.raises(ValueError, match=r"^\S*eq.toml: pending 'A.x:3' is listed without a reason$"):
+        gate.load_listed(path)
 
 
 # ---------------------------------------------------------------- statement mutants
@@ -842,26 +846,37 @@ def test_main_runs_and_writes(
     """Without --gate-only it runs the spec mutants (and the statements unless told not to), writes
     the results with the summed times, then gates them."""
     seen: list[runner.RunOptions] = []
+    statements_seen: list[runner.RunOptions] = []
 
     def spec_run(options: runner.RunOptions) -> dict[str, Any]:
         seen.append(options)
-        return {"seconds": 1.25, "cpu_seconds": 2.5, "rows": [RESULTS["spec"]["rows"][0]]}
+        return {"seconds": 1.25, "cpu_seconds": 2.25, "rows": [RESULTS["spec"]["rows"][0]]}
 
     def statement_run(options: runner.RunOptions) -> dict[str, Any]:
+        statements_seen.append(options)
         return {"seconds": 2.0, "cpu_seconds": 3.0, "mutants": [verdict("m:f:delete:0", "killed")]}
 
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(main, "run", spec_run)
     monkeypatch.setattr(main, "run_statements", statement_run)
-    out = tmp_path / "deep" / "r.json"
+    out = tmp_path / "deep" / "er" / "r.json"  # missing parents are made
     assert 1 == main.main(["--out", str(out), "-j", "3", "--rows", "A.", "--hypothesis-profile", "ci"])
-    written = json.loads(out.read_text())
-    assert (3.2, 5.5, ["m:f:delete:0"]) == (
+    text = out.read_text()
+    written = json.loads(text)
+    assert (3.2, 5.2, ["m:f:delete:0"]) == (  # sums rounded to a tenth of a second
         written["seconds"],
         written["cpu_seconds"],
         [m["id"] for m in written["statements"]["mutants"]],
     )
-    assert (tmp_path, 3, "ci", ("A.",)) == (seen[0].root, seen[0].jobs, seen[0].profile, seen[0].rows)
+    assert text.startswith('{\n "spec": {\n  "seconds": 1.25,\n')  # one-space indents: diffable, small
+    assert (tmp_path, spec_dir(), 3, "ci", ("A.",)) == (
+        seen[0].root,
+        seen[0].specs,
+        seen[0].jobs,
+        seen[0].profile,
+        seen[0].rows,
+    )
+    assert seen == statements_seen  # the statement mutants run with the same options
     assert 1 == main.main(
         ["--out", str(out), "--no-statements", "--threshold", "0.5", "--equivalents", "none.toml"]
     )
@@ -968,12 +983,12 @@ def test_mutated_code_is_found_by_qualified_name() -> None:
 def test_run_mutant_reads_the_child(monkeypatch: pytest.MonkeyPatch, child: str, expected: str) -> None:
     """The forked child's exit code is the verdict; a child past the limit is killed and timed out."""
 
-    def fake_child(function: Any, code: Any, tests: Any) -> None:
+    def fake_exit_code(function: Any, code: Any, tests: Any) -> int:
         if child == "sleep":
             time.sleep(30)
-        os._exit(1 if child == "exit1" else 0)
+        return 1 if child == "exit1" else 0
 
-    monkeypatch.setattr(statement_plugin, "run_child", fake_child)
+    monkeypatch.setattr(statement_plugin, "child_exit_code", fake_exit_code)
     assert expected == statement_plugin.run_mutant(Holder.plain, Holder.plain.__code__, [], 2.0)
 
 
@@ -1100,6 +1115,82 @@ def test_refused_mutant(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     (verdict,) = run_sample(sample, monkeypatch)["rows"][0]["mutants"]
     assert ("X.cost.odd:expr:operator:0", "refused") == (verdict["id"], verdict["status"])
     assert "x.toml: row 'X.cost.odd': expr: an exponent must be a constant" in verdict["killed_by"]
+
+
+def test_main_options_and_their_help() -> None:
+    """`contracts spec-mutation --help`: every option with its type, default and help."""
+    made = main.parser()
+    assert (
+        "contracts spec-mutation",
+        "Mutate every spec row's machine-readable fields and the implementation's guards, run the bound "
+        "tests, and gate: every survivor killed or listed with its reason.",
+    ) == (made.prog, made.description)
+    store, append, flag = "_StoreAction", "_AppendAction", "_StoreTrueAction"
+    assert [
+        (
+            ["--out"],
+            "out",
+            store,
+            Path("mutants/spec-mutation.json"),
+            "Path",
+            None,
+            False,
+            None,
+            None,
+            "results JSON (default: mutants/spec-mutation.json)",
+        ),
+        (
+            ["--equivalents"],
+            "equivalents",
+            store,
+            Path("mutation/spec-equivalents.toml"),
+            "Path",
+            None,
+            False,
+            None,
+            None,
+            "default: mutation/spec-equivalents.toml",
+        ),
+        (
+            ["-j", "--jobs"],
+            "jobs",
+            store,
+            2,
+            "int",
+            None,
+            False,
+            None,
+            None,
+            "pytest sessions in parallel (default: 2)",
+        ),
+        (["--rows"], "rows", append, [], None, None, False, None, "PREFIX", "only these rows"),
+        (["--no-statements"], "no_statements", flag, False, None, 0, False, None, None, "spec mutants only"),
+        (
+            ["--gate-only"],
+            "gate_only",
+            flag,
+            False,
+            None,
+            0,
+            False,
+            None,
+            None,
+            "gate the existing results file",
+        ),
+        (["--threshold"], "threshold", store, 0.95, "float", None, False, None, None, None),
+        (["--hypothesis-profile"], "profile", store, "mutation", None, None, False, None, None, None),
+    ] == options_described(made)
+
+
+def test_main_gate_uses_the_threshold_given(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A pending survivor counts as survived: 50 % passes --threshold 0.5 and fails the default 95 %."""
+    monkeypatch.chdir(tmp_path)
+    one = {"seconds": 1.0, "spec": {"rows": [RESULTS["spec"]["rows"][0]]}}
+    write_results(tmp_path, one, '[[pending]]\nid = "A.x:2"\nreason = "waits for a golden"\n')
+    assert (0, 1) == (main.main(["--gate-only", "--threshold", "0.5"]), main.main(["--gate-only"]))
+    assert "FAIL: score 50.00% is below the threshold 95%" in capsys.readouterr().out
 
 
 def test_module_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -174,7 +174,7 @@ def test_engine_backward_check_order(
     assert_refused_as(engine, row("T.fail.no-grad"), lambda: engine.tensor_backward(constants, None))
     if engine.lacks("tensor.domain", "T.order.backward") is not None:
         return
-    graph = engine.tensor_graph(op, inputs)
+    graph = engine.tensor_graph(op, inputs, requires_grad=True)
     engine.tensor_backward(graph, np.ones(shape))
     before = grads_now(engine, graph)
     bad = np.full(data.draw(st.integers(1, 5).filter(lambda n: (n,) != shape)), np.nan)

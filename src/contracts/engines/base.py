@@ -137,7 +137,7 @@ class Engine:
 
     # -- refusals observed through the adapter (tensor.refusals, tensor.data) ----------------------
 
-    def tensor_graph(self, op: str, inputs: Sequence[Array], requires_grad: bool = True) -> TensorGraph:
+    def tensor_graph(self, op: str, inputs: Sequence[Array], requires_grad: bool) -> TensorGraph:
         """The engine's leaves over inputs (requiring grad or not) and op's output node over them."""
         raise self.missing("tensor_graph")
 

@@ -75,7 +75,7 @@ class ReferenceEngine(Engine):
 
         return reference_tensor_vjp(op, inputs, upstream)
 
-    def tensor_graph(self, op: str, inputs: Sequence[Any], requires_grad: bool = True) -> TensorGraph:
+    def tensor_graph(self, op: str, inputs: Sequence[Any], requires_grad: bool) -> TensorGraph:
         from contracts.tensor.engine_ops import TENSOR_OPS
         from contracts.tensor.tensor import Tensor
 

@@ -191,7 +191,7 @@ class TorchEngine(Engine):
             out.backward(self.torch.from_numpy(float64(upstream)))
         return to_array(out.detach()), tuple(to_array(leaf.grad) for leaf in leaves)
 
-    def tensor_graph(self, op: str, inputs: Sequence[Array], requires_grad: bool = True) -> TensorGraph:
+    def tensor_graph(self, op: str, inputs: Sequence[Array], requires_grad: bool) -> TensorGraph:
         check_op(op, tuple(TENSOR_FORMS))
         leaves = tuple(self.torch.from_numpy(float64(item)).requires_grad_(requires_grad) for item in inputs)
         return TensorGraph(leaves, TENSOR_FORMS[op](*leaves))

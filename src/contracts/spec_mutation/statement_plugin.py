@@ -106,18 +106,12 @@ def child_exit_code(
     return 0
 
 
-# The child exits without saving coverage data; child_exit_code is what it runs (tested in-process).
-def run_child(function: Any, code: types.CodeType, tests: Sequence[pytest.Item]) -> None:  # pragma: no cover
-    """In the forked child: run the mutant's tests and exit with child_exit_code."""
-    os._exit(child_exit_code(function, code, tests))
-
-
 def run_mutant(
     function: Callable[..., Any], code: types.CodeType, tests: Sequence[pytest.Item], limit: float
 ) -> str:
     child = os.fork()
-    if child == 0:  # pragma: no cover (the child exits; coverage cannot see it)
-        run_child(function, code, tests)
+    if child == 0:  # pragma: no cover (the child exits without saving coverage data)
+        os._exit(child_exit_code(function, code, tests))  # child_exit_code is tested in-process
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         done, status = os.waitpid(child, os.WNOHANG)

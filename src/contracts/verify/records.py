@@ -158,7 +158,7 @@ GROUP_GUTTER = re.compile(r"^ *\|(?: |$)")
 
 def strip_group_gutter(line: str) -> str:
     """The line without an exception group's gutter (at any nesting depth)."""
-    return GROUP_GUTTER.sub("", line, count=1)
+    return GROUP_GUTTER.sub("", line)  # anchored at the start: at most one match
 
 
 def falsifying_example(longrepr_text: str) -> str | None:
