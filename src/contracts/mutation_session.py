@@ -13,15 +13,18 @@ from __future__ import annotations
 
 import argparse
 import functools
+import json
 import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
 from typing import TextIO
 
-from contracts import mutation
+from contracts import mutation, mutation_sample, mutation_shards
 
 EVERY = 30.0
+MUTANTS = Path("mutants")  # mutmut's working directory, where the sample's files go too
 CHUNK = 4096  # characters read at a time: mutmut's frames come without newlines, so no readline
 
 
@@ -78,9 +81,10 @@ def relay(process: subprocess.Popen[str], out: TextIO, clock: Callable[[], float
     return process.wait()
 
 
-def run_mutmut(max_children: int, every: float, out: TextIO) -> int:
+def run_mutmut(max_children: int, every: float, out: TextIO, names: Sequence[str] = ()) -> int:
+    """`mutmut run` (of the named mutants or patterns only, when given), its progress relayed to out."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children)],
+        [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children), *names],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -92,11 +96,20 @@ def parser() -> argparse.ArgumentParser:
     made = argparse.ArgumentParser(prog="python -m contracts.mutation_session", description=__doc__)
     made.add_argument("--max-children", type=int, default=2)
     made.add_argument("--every", type=float, default=EVERY, help="seconds between progress lines")
+    made.add_argument(
+        "--sample",
+        type=float,
+        default=100.0,
+        help="percent of the source functions whose mutants run and are gated (default 100: every mutant)",
+    )
+    made.add_argument("--sample-seed", default="0", help="which sample (default 0)")
     return made
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     options, gate_args = parser().parse_known_args(argv)
+    if options.sample < 100:
+        return run_sample(options, gate_args)
     code = run_mutmut(options.max_children, options.every, sys.stdout)
     if code != 0:
         print(f"mutation: mutmut run exited {code}; no score", file=sys.stderr)
@@ -108,6 +121,50 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"mutation: mutmut export-cicd-stats exited {exported.returncode}; no score", file=sys.stderr)
         return exported.returncode
     return mutation.main(gate_args)
+
+
+def run_sample(options: argparse.Namespace, gate_args: Sequence[str]) -> int:
+    """Mutate and gate the sampled functions only (contracts.mutation_sample): the gate reads the
+    sample's stats, results and listed mutants, written next to mutmut's own files."""
+    functions = mutation_sample.all_functions(mutation.SOURCE)
+    chosen = mutation_sample.sample(functions, options.sample_seed, options.sample)
+    print(
+        f"mutation sample: {len(chosen)} of {len(functions)} functions "
+        f"({options.sample:g} %, seed {options.sample_seed!r})"
+    )
+    if not chosen:
+        print("mutation: the sample holds no function; raise --sample", file=sys.stderr)
+        return 2
+    code = run_mutmut(options.max_children, options.every, sys.stdout, mutation_sample.patterns(chosen))
+    if code != 0:
+        print(f"mutation: mutmut run exited {code}; no score", file=sys.stderr)
+        return code
+    verdicts = mutation_sample.sample_verdicts(MUTANTS, mutation.SOURCE, chosen)
+    files = {
+        name: MUTANTS / f"sample-{name}"
+        for name in ("stats.json", "results.txt", "equivalents.toml", "pending.toml")
+    }
+    files["stats.json"].write_bytes(json.dumps(mutation_shards.stats(verdicts), indent=4).encode())
+    files["results.txt"].write_bytes(mutation_shards.results_text(verdicts).encode())
+    for listed, path in (
+        (mutation.EQUIVALENTS, files["equivalents.toml"]),
+        (mutation.PENDING, files["pending.toml"]),
+    ):
+        path.write_bytes(mutation_sample.listing(mutation_sample.listed_in(listed, chosen)).encode())
+    print(f"mutation sample: {len(verdicts)} mutants; score spread {mutation_sample.spread(verdicts)}")
+    return mutation.main(
+        [
+            "--stats",
+            str(files["stats.json"]),
+            "--results",
+            str(files["results.txt"]),
+            "--equivalents",
+            str(files["equivalents.toml"]),
+            "--pending",
+            str(files["pending.toml"]),
+            *gate_args,
+        ]
+    )
 
 
 if __name__ == "__main__":
