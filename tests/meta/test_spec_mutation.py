@@ -791,6 +791,47 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert IMPL == (tmp_path / "src" / "sample_pkg" / "impl.py").read_text()  # never edited in place
 
 
+def traced_target(x: int) -> int:
+    return x + 1
+
+
+def test_coverage_maps_each_function_to_the_tests_that_call_it_and_times_each_test(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The profiled pass: a test that calls a target is listed under it (a test that does not is not);
+    each test's time lies within the whole pass's."""
+    ran: list[str] = []
+
+    def fake_run(item: Any) -> list[Any]:
+        ran.append(item)
+        if item == "calls":
+            traced_target(1)
+        return []
+
+    monkeypatch.setattr(statement_plugin, "run_item", fake_run)
+    started = time.monotonic()
+    items: list[Any] = ["skips", "calls"]  # stand-ins: only the fake runner reads them
+    calls, seconds = statement_plugin.coverage(items, {traced_target.__code__: "m:traced_target"})
+    elapsed = time.monotonic() - started
+    assert ({"m:traced_target": [1]}, ["skips", "calls"]) == (calls, ran)
+    assert 2 == len(seconds)
+    assert all(0 <= spent <= elapsed for spent in seconds)
+
+
+def test_run_item_runs_a_test_without_logging_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A mutant's tests are run unlogged: the session's own report is the plan's, not theirs."""
+    seen: list[tuple[Any, dict[str, Any]]] = []
+
+    def fake_protocol(item: Any, **options: Any) -> list[Any]:
+        seen.append((item, options))
+        return []
+
+    monkeypatch.setattr(statement_plugin, "runtestprotocol", fake_protocol)
+    item: Any = "item"
+    assert [] == statement_plugin.run_item(item)
+    assert [("item", {"log": False})] == seen
+
+
 # ---------------------------------------------------------------- the command and verify's line
 
 

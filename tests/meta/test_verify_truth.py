@@ -27,6 +27,7 @@ from contracts.verify.records import (
     reference_only_of,
 )
 from contracts.verify.report import (
+    NOTHING_VERIFIED,
     Cause,
     Report,
     ReportedTest,
@@ -472,12 +473,15 @@ def test_report_of_nothing_verified_fails() -> None:
     def report(rows: list[RowResult]) -> Report:
         return Report({}, "s", "ci", 0, {}, rows, [], {}, [], 0, 0.0)
 
-    assert (1, False, 0, True) == (
+    partly = RowResult("A.z", "t", "rule", "A", "partly verified", ["lacks x"], {}, [])
+    assert (1, False, 0, True, 0) == (
         report([na]).exit_code(),
         report([na]).verified_any(),
         report([na, ok]).exit_code(),
         report([ok]).verified_any(),
+        report([na, partly]).exit_code(),
     )
+    assert [NOTHING_VERIFIED] == report([na]).problems()
 
 
 def test_an_interrupted_run_stops_its_child(tmp_path: Path) -> None:

@@ -187,6 +187,15 @@ def test_refusal_messages_name_type_attribute_and_value(engine: Engine, value: i
         del matrix.rows
     with pytest.raises(FrozenError) as wiring:
         del Value(1.0).parents
+    with pytest.raises(FrozenError) as parents:
+        Value(1.0).parents = (value,)
+    with pytest.raises(FrozenError) as slopes:
+        Value(1.0).local_grads = (value,)
+    assert [
+        f"Value: cannot assign ({value},) to attribute '{name}': a validated Value is immutable after "
+        "construction (build a new one)"
+        for name in ("parents", "local_grads")
+    ] == [str(parents.value), str(slopes.value)]
     assert [
         f"Matrix: cannot assign [[{', '.join([str(value)] * 6)}, ...]] to attribute 'rows': "
         "a validated Matrix is immutable after construction (build a new one)",

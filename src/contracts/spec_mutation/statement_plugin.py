@@ -68,8 +68,9 @@ def coverage(
 
         # A profile function runs with tracing off, so coverage cannot see its body (the verdicts'
         # test counts in tests/meta/test_spec_mutation.py prove it).
+        # Any event of a target's frame (its call, return, or a call it makes) means it ran.
         def profile(frame: types.FrameType, event: str, _: object, seen: set[str] = hit) -> None:
-            if event == "call" and frame.f_code in targets:  # pragma: no cover
+            if frame.f_code in targets:  # pragma: no cover
                 seen.add(targets[frame.f_code])  # pragma: no cover
 
         sys.setprofile(profile)
@@ -85,7 +86,7 @@ def coverage(
 
 def run_item(item: pytest.Item) -> list[pytest.TestReport]:
     """Run one test (setup, call, teardown) without logging; its reports."""
-    return runtestprotocol(item, log=False, nextitem=None)
+    return runtestprotocol(item, log=False)  # not logged: the session's own report stays the plan's
 
 
 def child_exit_code(

@@ -6,7 +6,6 @@ Only what spec files hold: tables of scalars, arrays and inline tables, with `[m
 from __future__ import annotations
 
 import json
-import math
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -36,12 +35,8 @@ def value(item: Any) -> str:
 
 
 def float_text(number: float) -> str:
-    if math.isnan(number):
-        return "nan"
-    if math.isinf(number):
-        return "inf" if number > 0 else "-inf"
-    text = repr(number)
-    return text if "." in text or "e" in text else text + ".0"
+    # Python's float repr is TOML's float syntax: always a '.' or an exponent, and inf, -inf, nan as is
+    return repr(number)
 
 
 def table(entries: Mapping[str, Any]) -> list[str]:
