@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass
+from types import SimpleNamespace
 
 import pytest
 
@@ -49,8 +50,10 @@ def test_durations_come_from_the_mutmut_process_and_are_empty_without_mutmut(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """The forked run reads its parent's stats in memory; without mutmut there are none."""
-    state = pytest.importorskip("mutmut.state").state  # the mutation extra (py311's envs)
-    monkeypatch.setattr(state(), "duration_by_test", dict(DURATIONS))
+    # A stand-in for mutmut's state function: under mutmut itself this test runs inside mutmut's own
+    # process (its stats pass), whose real state must not be touched.
+    module = pytest.importorskip("mutmut.state")  # the mutation extra (py311's envs)
+    monkeypatch.setattr(module, "state", lambda: SimpleNamespace(duration_by_test=DURATIONS))
     assert DURATIONS == recorded_durations()
     monkeypatch.setitem(sys.modules, "mutmut.state", None)  # import fails as if mutmut were absent
     assert {} == recorded_durations()
