@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -45,7 +46,9 @@ def test_parse_shard(text: str, expected: tuple[int, int]) -> None:
 )
 def test_parse_shard_refuses(text: str) -> None:
     """Anything but 1 <= i <= N is a one-line error naming the value."""
-    with pytest.raises(ShardError, match=f"^--shard must be i/N with 1 <= i <= N, got {text!r}$"):
+    with pytest.raises(
+        ShardError, match=f"^--shard must be i/N with 1 <= i <= N, got {re.escape(repr(text))}$"
+    ):
         parse_shard(text)
 
 
