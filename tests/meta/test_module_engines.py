@@ -165,6 +165,15 @@ def test_reference_identity_names_the_storage_objects() -> None:
     assert tuple(map(id, layer.bias.values)) == bias.storage
 
 
+def test_reference_assign_refuses_a_wrong_count_before_writing() -> None:
+    """module_assign of 3 numbers into a (2,) gain names the tensor and both counts; nothing written."""
+    engine = load_engine("reference")
+    module = engine.module_block(2, [2, 2], 0.5, False, None, 0.25)
+    with pytest.raises(ValueError, match=r"^module_assign: 'block\.norm\.gain' holds 2 numbers, got 3$"):
+        engine.module_assign(module, GAIN, np.array([1.0, 2.0, 3.0]))
+    assert [0.25, 0.25] == engine.module_state(module)[GAIN].tolist()
+
+
 # ---------------------------------------------------------------- the battery, on every adapter
 
 
@@ -259,6 +268,9 @@ def test_block_battery(engine: Engine, widths: list[int], use_bias: bool) -> Non
     before = engine.module_identities(module)
     gains = np.linspace(-1.5, 2.0, widths[0])
     engine.module_assign(module, GAIN, gains)
+    np.testing.assert_array_equal(gains, engine.module_state(module)[GAIN])
+    with pytest.raises((ValueError, RuntimeError)):  # one number too many: refused, nothing written
+        engine.module_assign(module, GAIN, np.zeros(widths[0] + 1))
     np.testing.assert_array_equal(gains, engine.module_state(module)[GAIN])
     np.testing.assert_allclose(numpy_norm(gains, x, 0.75), engine.module_norm_forward(module, x), rtol=1e-12)
     output = engine.module_forward(module, x)

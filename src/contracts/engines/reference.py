@@ -164,8 +164,10 @@ class ReferenceEngine(Engine):
         return np.array([[value.data for value in module.normalize(row)] for row in rows])
 
     def module_assign(self, module: Any, name: str, values: Array) -> None:
-        storage = dict(tensors(module))[name]
-        for value, new in zip(values_of(storage), np.asarray(values, dtype=np.float64).ravel(), strict=True):
+        targets, flat = tuple(values_of(dict(tensors(module))[name])), np.asarray(values).ravel()
+        if len(flat) != len(targets):  # checked before the first write: no partial assignment
+            raise ValueError(f"module_assign: {name!r} holds {len(targets)} numbers, got {len(flat)}")
+        for value, new in zip(targets, flat, strict=True):
             value.data = float(new)
 
     def module_parameters(self, module: Any) -> tuple[ParameterInfo, ...]:
