@@ -17,6 +17,8 @@ from hypothesis import reject
 
 from contracts.engines import Engine
 from contracts.engines.modules import ModuleUnsupported, ParameterIdentity, SizeUnsupported
+from contracts.spec import SpecRow
+from tests.stage08_block_cases import DEFAULT_WIDTHS
 
 MODEL = "mlp"  # the seeds' model name: mlp.fc1.weight[2,1] (S07.rule.parameter-identity)
 LAYER = "fc1"  # a lone Linear's layer name
@@ -100,4 +102,66 @@ def input_array(tokens: int, width: int) -> np.ndarray:
     return np.array(
         [[0.5 + 0.25 * t - 0.375 * i * (-1) ** i for i in range(width)] for t in range(tokens)],
         dtype=np.float64,
+    )
+
+
+# ---------------------------------------------------------------- Stage 08: the block x + MLP(RMSNorm(x))
+
+BLOCK_MLP = (
+    "block.mlp"  # the spec's names: block.norm.gain[i], block.mlp.fc1.weight[0,0] (S08.rule.gain-seal)
+)
+GAIN = "block.norm.gain"
+
+
+def block_names(widths: Sequence[int], use_bias: bool) -> list[str]:
+    """Tensor names in the seal's order: the gain first, then the MLP's (S08.rule.gain-seal)."""
+    return [GAIN, *layer_names(widths, use_bias, BLOCK_MLP)]
+
+
+def block_shapes(widths: Sequence[int], use_bias: bool) -> list[tuple[int, ...]]:
+    """(C,) for the gain (S08.fail.gain-shape's normalized shape), then the MLP's layer shapes."""
+    return [(widths[0],), *layer_shapes(widths, use_bias)]
+
+
+def numpy_norm(gain: np.ndarray, x: np.ndarray, eps: float) -> np.ndarray:
+    """x ⊙ gain / sqrt(mean(x²) + eps) per row (S08.rule.block-forward's statement)."""
+    rows = np.asarray(x, dtype=np.float64)
+    result: np.ndarray = rows * gain / np.sqrt(np.mean(rows * rows, axis=-1, keepdims=True) + eps)
+    return result
+
+
+def numpy_block(state: dict[str, np.ndarray], x: np.ndarray, eps: float, layers: int) -> np.ndarray:
+    """x + MLP(RMSNorm(x)) from the reported values (S08.rule.block-forward)."""
+    rows = np.asarray(x, dtype=np.float64)
+    result: np.ndarray = rows + numpy_mlp(state, numpy_norm(state[GAIN], rows, eps), layers, BLOCK_MLP)
+    return result
+
+
+def attempt(engine: Engine, case: dict[str, Any]) -> Any:
+    """module_block from a failure case: the norm's width (norm_width, width or widths[0]) beside an
+    MLP over widths (the spec's 2 -> 3 -> 2 by default)."""
+    widths = case.get("widths", DEFAULT_WIDTHS)
+    width = case.get("norm_width", case.get("width", widths[0]))
+    return engine.module_block(
+        width, widths, case.get("eps", 1e-6), case.get("use_bias", False), None, case.get("gain_init", 1.0)
+    )
+
+
+def refused_when_built(engine: Engine, spec_row: SpecRow, case: dict[str, Any]) -> None:
+    """Building the block raises an engine exception that the adapter maps onto the row's family."""
+    try:
+        attempt(engine, case)
+    except Exception as error:
+        raised: Exception | None = error
+    else:
+        raised = None
+    if raised is None:
+        pytest.fail(
+            f"{spec_row.id}: {engine.name} built the block for {case}; spec says {spec_row['exception']} "
+            f"at {spec_row['blocked_at']}"
+        )
+    family = engine.error_family(raised)
+    assert spec_row["exception"] == family, (
+        f"{spec_row.id}: engine raised {type(raised).__name__}({raised}), which maps to {family}; "
+        f"spec says {spec_row['exception']}"
     )

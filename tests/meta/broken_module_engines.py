@@ -9,6 +9,7 @@ import numpy as np
 
 from contracts.engines.modules import ParameterInfo
 from contracts.engines.reference import ReferenceEngine, holders
+from contracts.engines.torch_engine import TorchEngine, TorchModule, float64, to_array
 from contracts.init import InitSpec
 from contracts.shapes import Matrix
 
@@ -98,3 +99,50 @@ class SizesCoercedToInt(ReferenceEngine):
 
 def coerced(size: Any) -> Any:
     return int(size) if isinstance(size, bool | float) else size
+
+
+# ---------------------------------------------------------------- torch-like blocks (module.block)
+
+
+class TorchBlockWithoutResidual(TorchEngine):
+    """torch, except a block's forward forgets the residual: MLP(RMSNorm(x)), not x + MLP(RMSNorm(x))."""
+
+    name: ClassVar[str] = "broken-torch-residual"
+
+    def run(self, built: TorchModule, inputs: Any) -> Any:
+        if not built.block:
+            return super().run(built, inputs)
+        return built.module["mlp"](built.module["norm"](self.torch.from_numpy(float64(inputs))))
+
+
+class TorchBlockEpsOutsideSqrt(TorchEngine):
+    """torch, except a block's RMSNorm is x ⊙ g / (sqrt(mean(x²)) + eps): eps outside the square root
+    (S08.rule.stability's naive form)."""
+
+    name: ClassVar[str] = "broken-torch-eps"
+
+    def norm(self, built: TorchModule, inputs: Any) -> Any:
+        x, norm = self.torch.from_numpy(float64(inputs)), built.module["norm"]
+        return x * norm.weight / (x.pow(2).mean(-1, keepdim=True).sqrt() + norm.eps)
+
+    def run(self, built: TorchModule, inputs: Any) -> Any:
+        if not built.block:
+            return super().run(built, inputs)
+        return self.torch.from_numpy(float64(inputs)) + built.module["mlp"](self.norm(built, inputs))
+
+    def module_norm_forward(self, built: TorchModule, inputs: Any) -> Any:
+        return to_array(self.norm(built, inputs).detach())
+
+
+class TorchBlockForwardScalesGain(TorchEngine):
+    """torch, except every block forward multiplies the gains by 1.5 in place after computing (a port
+    that folds a scale into its norm's weight)."""
+
+    name: ClassVar[str] = "broken-torch-gain"
+
+    def run(self, built: TorchModule, inputs: Any) -> Any:
+        output = super().run(built, inputs)
+        if built.block:
+            with self.torch.no_grad():
+                built.module["norm"].weight.mul_(1.5)
+        return output

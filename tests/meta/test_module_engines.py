@@ -28,7 +28,16 @@ from contracts.engines.modules import (
 )
 from contracts.errors import ShapeError
 from contracts.init import InitSpec
-from tests.port_cases import identity_changes, input_array, layer_names, numpy_mlp
+from tests.port_cases import (
+    GAIN,
+    block_names,
+    identity_changes,
+    input_array,
+    layer_names,
+    numpy_block,
+    numpy_mlp,
+    numpy_norm,
+)
 from tests.stage07_cases import sample_variance, spec_model_cost
 
 ENGINES = [
@@ -50,6 +59,9 @@ METHODS = {
     "module_sgd_step": (None, None, 0.5),
     "module_replace_parameter": (None, "fc1.weight"),
     "module_graph_nodes": (None, None),
+    "module_block": (2, [2, 2], 0.5, False),
+    "module_norm_forward": (None, None),
+    "module_assign": (None, "block.norm.gain", None),
 }
 
 
@@ -60,7 +72,7 @@ def engine(request: pytest.FixtureRequest) -> Engine:
 
 def test_module_capability_names() -> None:
     """The module capabilities of the protocol."""
-    names = {"embedding", "linear", "mlp", "init", "identity", "graph-count"}
+    names = {"embedding", "linear", "mlp", "init", "identity", "graph-count", "block"}
     assert {f"module.{name}" for name in names} == MODULE
 
 
@@ -153,6 +165,15 @@ def test_reference_identity_names_the_storage_objects() -> None:
     assert tuple(map(id, layer.bias.values)) == bias.storage
 
 
+def test_reference_assign_refuses_a_wrong_count_before_writing() -> None:
+    """module_assign of 3 numbers into a (2,) gain names the tensor and both counts; nothing written."""
+    engine = load_engine("reference")
+    module = engine.module_block(2, [2, 2], 0.5, False, None, 0.25)
+    with pytest.raises(ValueError, match=r"^module_assign: 'block\.norm\.gain' holds 2 numbers, got 3$"):
+        engine.module_assign(module, GAIN, np.array([1.0, 2.0, 3.0]))
+    assert [0.25, 0.25] == engine.module_state(module)[GAIN].tolist()
+
+
 # ---------------------------------------------------------------- the battery, on every adapter
 
 
@@ -224,6 +245,40 @@ def test_mlp_battery(engine: Engine, widths: list[int], use_bias: bool) -> None:
     if engine.lacks("module.graph-count") is None:
         seed_mlp = engine.module_mlp([3, 4, 2], True)
         assert spec_model_cost([3, 4, 2], 2, True) == engine.module_graph_nodes(seed_mlp, input_array(2, 3))
+    for name in names:
+        engine.module_replace_parameter(module, name)
+        assert [name] == identity_changes(before, engine.module_identities(module))
+        before = engine.module_identities(module)
+
+
+@pytest.mark.parametrize("use_bias", [False, True])
+@pytest.mark.parametrize("widths", [[2, 3, 2], [3, 1, 3], [2, 2, 3, 2]])
+def test_block_battery(engine: Engine, widths: list[int], use_bias: bool) -> None:
+    """A block x + MLP(RMSNorm(x)): names (gain first), gains at gain_init, norm and forward = numpy over
+    the reported values, an in-place write is used, SGD and the write keep identities, a
+    replaced parameter is named."""
+    lacking = engine.lacks("module.block")
+    if lacking is not None:
+        pytest.skip(lacking)
+    module = engine.module_block(widths[0], widths, 0.75, use_bias, None, 0.5)
+    names = block_names(widths, use_bias)
+    assert names == [info.name for info in engine.module_parameters(module)]
+    assert [0.5] * widths[0] == engine.module_state(module)[GAIN].tolist()
+    x = input_array(3, widths[0])
+    before = engine.module_identities(module)
+    gains = np.linspace(-1.5, 2.0, widths[0])
+    engine.module_assign(module, GAIN, gains)
+    np.testing.assert_array_equal(gains, engine.module_state(module)[GAIN])
+    with pytest.raises((ValueError, RuntimeError)):  # one number too many: refused, nothing written
+        engine.module_assign(module, GAIN, np.zeros(widths[0] + 1))
+    np.testing.assert_array_equal(gains, engine.module_state(module)[GAIN])
+    np.testing.assert_allclose(numpy_norm(gains, x, 0.75), engine.module_norm_forward(module, x), rtol=1e-12)
+    output = engine.module_forward(module, x)
+    assert (3, widths[0]) == output.shape
+    expected = numpy_block(engine.module_state(module), x, 0.75, len(widths) - 1)
+    np.testing.assert_allclose(output, expected, rtol=1e-12)
+    engine.module_sgd_step(module, x, 0.25)
+    assert [] == identity_changes(before, engine.module_identities(module))
     for name in names:
         engine.module_replace_parameter(module, name)
         assert [name] == identity_changes(before, engine.module_identities(module))
@@ -385,8 +440,14 @@ def micrograd_engine() -> Engine:
 
 
 def test_micrograd_declarations(micrograd_engine: Engine) -> None:
-    """micrograd: no embedding, no InitSpec; linear, mlp, identity and graph-count with their reasons."""
-    assert MODULE - {"module.embedding", "module.init"} <= micrograd_engine.capabilities
+    """micrograd: no embedding, no InitSpec, no block; linear, mlp, identity and graph-count; the reasons."""
+    assert MODULE - {"module.embedding", "module.init", "module.block"} == (
+        MODULE & micrograd_engine.capabilities
+    )
+    assert (
+        "micrograd does not provide module.block (micrograd.nn has no RMSNorm (only Neuron, Layer and "
+        "MLP): a block x + MLP(RMSNorm(x)) cannot be built from micrograd's own modules)"
+    ) == micrograd_engine.lacks("module.block")
     assert (
         "micrograd does not provide module.embedding (micrograd.nn has no embedding module (only "
         "Neuron, Layer and MLP))"

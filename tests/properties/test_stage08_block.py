@@ -30,7 +30,8 @@ from tests.stage08_block_cases import (
     spec_weight_count,
 )
 
-# The block is this project's own scalar model (Value, Linear, MLP): not applicable on any other engine.
+# These tests exercise this project's own Block (Value, Linear, MLP): reference-only. The rows a port has
+# also run on the engine's own block (module.block): tests/properties/test_port_stage08.py and goldens.
 pytestmark = reference_only(OWN_TYPES)
 
 BLOCK_FAILURES = [row(row_id) for row_id in ATTEMPTS]

@@ -211,6 +211,30 @@ class Engine:
         """Linear -> ReLU -> ... -> Linear named mlp (mlp.fc1.weight, ...); init as ModelPlan.mlp's roles."""
         raise self.missing("module_mlp")
 
+    def module_block(
+        self,
+        width: int,
+        widths: Sequence[int],
+        eps: float,
+        use_bias: bool,
+        init: InitSpec | None = None,
+        gain_init: float = 1.0,
+    ) -> Any:
+        """RMSNorm over width C (gain (C,) starting at gain_init, eps), then an MLP over widths (as
+        module_mlp, init for its weights only), then the residual: forward((T, C)) = x + MLP(RMSNorm(x)).
+        Logical names block.norm.gain, block.mlp.fc1.weight, ...; a block whose widths do not connect
+        (widths[0] != C or widths[-1] != C) is built only if the engine builds it."""
+        raise self.missing("module_block")
+
+    def module_norm_forward(self, module: Any, inputs: Any) -> Array:
+        """The block's RMSNorm alone on a (T, C) float64 array (a port's block.norm(x)), as float64."""
+        raise self.missing("module_norm_forward")
+
+    def module_assign(self, module: Any, name: str, values: Array) -> None:
+        """Write values (logical layout) into one parameter in place, its storage kept (a port's
+        load_state_dict); the block rows' hand-chosen weights and gains."""
+        raise self.missing("module_assign")
+
     def module_parameters(self, module: Any) -> tuple[ParameterInfo, ...]:
         """Every parameter tensor, in the module's order, under its logical name."""
         raise self.missing("module_parameters")

@@ -81,7 +81,7 @@ class MicrogradEngine(Engine):
     capabilities: ClassVar[frozenset[str]] = frozenset(
         {f"scalar.{op}" for op in MICROGRAD_OPS}
         | {"scalar.deep-graph", "scalar.accumulate", "scalar.program"}
-        | (MODULE - {"module.embedding", "module.init"})
+        | (MODULE - {"module.embedding", "module.init", "module.block"})
     )
     # micrograd raises only Python's own errors (range() of a non-int size: TypeError)
     error_families: ClassVar[Mapping[type[BaseException], str]] = {TypeError: "TypeError"}
@@ -94,6 +94,8 @@ class MicrogradEngine(Engine):
         **dict.fromkeys(sorted(CONTRACT_FAMILIES), REFERENCE_ONLY),
         "module.embedding": "micrograd.nn has no embedding module (only Neuron, Layer and MLP)",
         "module.init": NO_INIT,
+        "module.block": "micrograd.nn has no RMSNorm (only Neuron, Layer and MLP): a block "
+        "x + MLP(RMSNorm(x)) cannot be built from micrograd's own modules",
     }
 
     def __init__(self) -> None:

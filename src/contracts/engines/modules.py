@@ -1,8 +1,9 @@
 """Module-level plain data for the adapter protocol (port conformance).
 
-An adapter builds an embedding, a Linear or an MLP with the engine's own module types and reports
-back plain data only: each parameter tensor as (logical name, shape, count) in the seeds' naming
-(`token_weight`, `position_weight`, `fc1.weight`, `mlp.fc2.bias`), its values as float64 arrays,
+An adapter builds an embedding, a Linear, an MLP or a block x + MLP(RMSNorm(x)) with the engine's own
+module types and reports back plain data only: each parameter tensor as (logical name, shape, count)
+in the seeds' naming (`token_weight`, `position_weight`, `fc1.weight`, `mlp.fc2.bias`, the spec's
+`block.norm.gain`, `block.mlp.fc1.weight`), its values as float64 arrays,
 and its identity (the engine objects that hold it, the storage that holds its numbers). The module
 object itself stays opaque to the tests.
 """
@@ -22,6 +23,7 @@ MODULE = frozenset(
         "module.init",  # the spec's InitSpec applied by the engine's own initializers
         "module.identity",  # parameter identity across a forward and an SGD step
         "module.graph-count",  # scalar graph nodes one forward creates, counted node by node
+        "module.block",  # x + MLP(RMSNorm(x)): gain (C,) named block.norm.gain, the MLP, the residual
     }
 )
 

@@ -1,6 +1,6 @@
 """The reference implementation as an engine: every capability, no conventions.
 
-At module level it builds this project's own Embedding, Linear and MLP.
+At module level it builds this project's own Embedding, Linear, MLP and Block.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from contracts.block import Block, BlockPlan, RMSNormPlan
 from contracts.embedding import Embedding, EmbeddingPlan
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
@@ -130,7 +131,7 @@ class ReferenceEngine(Engine):
 
         return reference_tensor_vjp_with(op, inputs, upstream, params)
 
-    # -- module level: this project's Embedding, Linear and MLP -----------------------------------
+    # -- module level: this project's Embedding, Linear, MLP and Block ----------------------------
 
     def module_embedding(self, vocab_size: int, context_length: int, width: int) -> Embedding:
         init = InitSpec(seed=EMBEDDING_SEED)
@@ -145,6 +146,29 @@ class ReferenceEngine(Engine):
 
     def module_mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None = None) -> MLP:
         return ModelPlan.mlp(widths, use_bias, init).materialize()
+
+    def module_block(
+        self,
+        width: int,
+        widths: Sequence[int],
+        eps: float,
+        use_bias: bool,
+        init: InitSpec | None = None,
+        gain_init: float = 1.0,
+    ) -> Block:
+        norm = RMSNormPlan(width, eps, gain_init)
+        return BlockPlan(norm, ModelPlan.mlp(widths, use_bias, init, BLOCK_MLP)).materialize()
+
+    def module_norm_forward(self, module: Block, inputs: Any) -> Array:
+        rows = Matrix(np.asarray(inputs).tolist()).rows
+        return np.array([[value.data for value in module.normalize(row)] for row in rows])
+
+    def module_assign(self, module: Any, name: str, values: Array) -> None:
+        targets, flat = tuple(values_of(dict(tensors(module))[name])), np.asarray(values).ravel()
+        if len(flat) != len(targets):  # checked before the first write: no partial assignment
+            raise ValueError(f"module_assign: {name!r} holds {len(targets)} numbers, got {len(flat)}")
+        for value, new in zip(targets, flat, strict=True):
+            value.data = float(new)
 
     def module_parameters(self, module: Any) -> tuple[ParameterInfo, ...]:
         return tuple(
@@ -162,7 +186,7 @@ class ReferenceEngine(Engine):
         """One forward of this project's module: token ids, or a (T, C_in) array as a Matrix."""
         if isinstance(module, Embedding):
             return module.forward(inputs)
-        model: Linear | MLP = module
+        model: Linear | MLP | Block = module
         return model.forward(Matrix(np.asarray(inputs).tolist()))
 
     def module_identities(self, module: Any) -> tuple[ParameterIdentity, ...]:
@@ -192,6 +216,7 @@ class ReferenceEngine(Engine):
 
 
 EMBEDDING_SEED = 0  # the reference embedding's tables: InitSpec's standard normal draws, seed 0
+BLOCK_MLP = "block.mlp"  # BlockPlan.rmsnorm_mlp's MLP name under the default block name
 PARENTS = attrgetter("parents")
 
 
@@ -199,6 +224,9 @@ def holders(module: Any) -> list[tuple[str, tuple[Any, str]]]:
     """Logical name -> (the object holding the parameter's storage, its attribute), in order."""
     if isinstance(module, Embedding):
         return [("token_weight", (module, "token_weight")), ("position_weight", (module, "position_weight"))]
+    if isinstance(module, Block):
+        gain = f"{module.name}.{module.plan.norm.name}.gain"
+        return [(gain, (module, "gain")), *holders(module.mlp)]
     layers = module.layers if isinstance(module, MLP) else (module,)
     named: list[tuple[str, tuple[Any, str]]] = []
     for layer in layers:

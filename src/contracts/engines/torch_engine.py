@@ -243,7 +243,7 @@ class TorchEngine(Engine):
             out.backward(self.torch.from_numpy(float64(upstream)))
         return to_array(out.detach()), tuple(to_array(leaf.grad) for leaf in leaves)
 
-    # -- module level: nn.Embedding, nn.Linear, an nn.Sequential MLP -------------------------------
+    # -- module level: nn.Embedding, nn.Linear, an nn.Sequential MLP, nn.RMSNorm + MLP + residual --
 
     def module_embedding(self, vocab_size: int, context_length: int, width: int) -> TorchModule:
         return self.modules.embedding(vocab_size, context_length, width)
@@ -255,6 +255,25 @@ class TorchEngine(Engine):
 
     def module_mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None = None) -> TorchModule:
         return self.modules.mlp(widths, use_bias, init)
+
+    def module_block(
+        self,
+        width: int,
+        widths: Sequence[int],
+        eps: float,
+        use_bias: bool,
+        init: InitSpec | None = None,
+        gain_init: float = 1.0,
+    ) -> TorchModule:
+        return self.modules.block(width, widths, eps, use_bias, init, gain_init)
+
+    def module_norm_forward(self, built: TorchModule, inputs: Any) -> Array:
+        return to_array(built.module["norm"](self.torch.from_numpy(float64(inputs))).detach())
+
+    def module_assign(self, built: TorchModule, name: str, values: Array) -> None:
+        parameter = dict(named_parameters(built))[name]
+        with self.torch.no_grad():
+            parameter.copy_(self.torch.from_numpy(float64(values)))
 
     def module_parameters(self, built: TorchModule) -> tuple[ParameterInfo, ...]:
         return tuple(
@@ -269,12 +288,16 @@ class TorchEngine(Engine):
         return to_array(self.run(built, inputs).detach())
 
     def run(self, built: TorchModule, inputs: Any) -> Any:
-        """A torch port's forward: token rows + position rows 0..T-1, or the module on a float64 tensor."""
+        """A torch port's forward: token rows + position rows 0..T-1, a block's x + mlp(norm(x)), or the
+        module on a float64 tensor."""
         torch = self.torch
         if built.embedding:
             ids = torch.tensor(inputs)  # what a port does with a Python list of ids
             return built.module["token"](ids) + built.module["position"](torch.arange(len(ids)))
-        return built.module(torch.from_numpy(float64(inputs)))
+        x = torch.from_numpy(float64(inputs))
+        if built.block:
+            return x + built.module["mlp"](built.module["norm"](x))
+        return built.module(x)
 
     def module_identities(self, built: TorchModule) -> tuple[ParameterIdentity, ...]:
         return tuple(
@@ -342,10 +365,11 @@ class TorchModule:
     module: Any
     names: Mapping[str, str]
     embedding: bool = False  # token and position tables, run on token ids
+    block: bool = False  # norm and mlp, run as x + mlp(norm(x))
 
 
 class TorchModules:
-    """nn.Embedding, nn.Linear and nn.Sequential(Linear, ReLU, ..., Linear) in float64."""
+    """nn.Embedding, nn.Linear, nn.Sequential(Linear, ReLU, ..., Linear) and nn.RMSNorm in float64."""
 
     def __init__(self, torch: Any) -> None:
         self.torch = torch
@@ -382,6 +406,24 @@ class TorchModules:
             names[f"{len(modules)}.bias"] = f"mlp.fc{index + 1}.bias"
             modules.append(layer)
         return TorchModule(self.nn.Sequential(*modules), names)
+
+    def block(
+        self,
+        width: int,
+        widths: Sequence[int],
+        eps: float,
+        use_bias: bool,
+        init: InitSpec | None,
+        gain_init: float,
+    ) -> TorchModule:
+        """nn.RMSNorm(C, eps) with its gain set to gain_init by torch.nn.init, then mlp(widths): the
+        ModuleDict a port keeps (norm first, as torch registers it); the residual is run by the port."""
+        norm = self.nn.RMSNorm(width, eps=eps, elementwise_affine=True, dtype=self.torch.float64)
+        self.nn.init.constant_(norm.weight, gain_init)
+        mlp = self.mlp(widths, use_bias, init)
+        names = {"norm.weight": "block.norm.gain"}
+        names.update({f"mlp.{own}": f"block.{logical}" for own, logical in mlp.names.items()})
+        return TorchModule(self.nn.ModuleDict({"norm": norm, "mlp": mlp.module}), names, block=True)
 
     def generator(self, init: InitSpec, tensor: str) -> Any:
         """A generator of the tensor's own, seeded from the spec's seed and the tensor's logical name,
