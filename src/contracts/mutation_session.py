@@ -12,7 +12,10 @@ whose last line is the score and the verdict.
 from __future__ import annotations
 
 import argparse
+import codecs
 import functools
+import io
+import itertools
 import json
 import subprocess
 import sys
@@ -25,7 +28,7 @@ from contracts import mutation, mutation_sample, mutation_shards
 
 EVERY = 30.0
 MUTANTS = Path("mutants")  # mutmut's working directory, where the sample's files go too
-CHUNK = 4096  # characters read at a time: mutmut's frames come without newlines, so no readline
+CHUNK = 4096  # bytes read at most at a time: mutmut's frames come without newlines, so no readline
 
 
 def frames(chunks: Iterable[str]) -> Iterator[str]:
@@ -71,11 +74,15 @@ def progress(lines: Iterable[str], clock: Callable[[], float], every: float) -> 
         yield previous
 
 
-def relay(process: subprocess.Popen[str], out: TextIO, clock: Callable[[], float], every: float) -> int:
-    """Copy the process's throttled progress to out; its exit code."""
+def relay(process: subprocess.Popen[bytes], out: TextIO, clock: Callable[[], float], every: float) -> int:
+    """Copy the process's throttled progress to out, live; its exit code."""
     stream = process.stdout
-    assert stream is not None  # started with stdout=PIPE
-    chunks = iter(functools.partial(stream.read, CHUNK), "")
+    assert isinstance(stream, io.BufferedIOBase)  # started with stdout=PIPE, buffered, binary
+    # read1 returns what the pipe holds (read(n) would wait for n bytes: no live progress); the
+    # incremental decoder joins a character split between two reads.
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    blocks = iter(functools.partial(stream.read1, CHUNK), b"")
+    chunks = itertools.chain((decoder.decode(block) for block in blocks), [decoder.decode(b"", final=True)])
     for line in progress(frames(chunks), clock, every):
         print(f"mutmut: {line}", file=out, flush=True)
     return process.wait()
@@ -87,7 +94,6 @@ def run_mutmut(max_children: int, every: float, out: TextIO, names: Sequence[str
         [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children), *names],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        text=True,
     )
     return relay(process, out, time.monotonic, every)
 

@@ -72,7 +72,7 @@ def test_relay_prints_the_progress_and_returns_the_exit_code() -> None:
     """A real child's spinner output is relayed as prefixed lines and its exit code is returned."""
     script = "import sys; sys.stdout.write('\\r⠋ Running stats\\r⠙ Running stats\\r⠋ 1/2 x\\n'); sys.exit(3)"
     process = subprocess.Popen(
-        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+        [sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
     out = FlushCounting()
     assert 3 == relay(process, out, ticking([0.0, 1.0, 2.0]), every=30.0)
@@ -132,6 +132,43 @@ def test_main_stops_with_the_failing_step_code(
     assert (run_code or export_code) == main([])
     assert f"mutation: {message}; no score\n" == capsys.readouterr().err
     assert [] == gate.calls
+
+
+def test_relay_prints_each_frame_while_the_child_still_runs() -> None:
+    """Progress is live: the child writes a frame, then waits until the relay has printed it (a relay
+    that read the whole output first would never print it in time: the child then says so)."""
+    script = (
+        "import select, sys\n"
+        "sys.stdout.write('⠋ 1/2 x\\n'); sys.stdout.flush()\n"
+        "ready = select.select([sys.stdin], [], [], 10)[0]\n"
+        "seen = ready and sys.stdin.readline() == 'go\\n'\n"
+        "sys.stdout.write('⠙ 2/2 seen\\n' if seen else '⠙ 2/2 not seen\\n')\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+
+    class Answering(io.StringIO):
+        def write(self, text: str) -> int:
+            if "⠋ 1/2 x" in text and process.stdin is not None:
+                process.stdin.write(b"go\n")
+                process.stdin.close()
+            return super().write(text)
+
+    out = Answering()
+    assert 0 == relay(process, out, ticking([0.0, 0.0]), every=0.0)
+    assert "mutmut: ⠋ 1/2 x\nmutmut: ⠙ 2/2 seen\n" == out.getvalue()
+
+
+def test_relay_joins_a_character_split_between_two_reads() -> None:
+    """A frame whose UTF-8 spinner glyph arrives in two pieces is relayed whole."""
+    script = (
+        "import sys, time\n"
+        "sys.stdout.buffer.write(b'\\xe2\\xa0'); sys.stdout.flush(); time.sleep(0.3)\n"
+        "sys.stdout.buffer.write(b'\\x8b 1/1 x\\n'); sys.stdout.flush()\n"
+    )
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    out = io.StringIO()
+    assert 0 == relay(process, out, ticking([0.0]), every=0.0)
+    assert "mutmut: ⠋ 1/1 x\n" == out.getvalue()
 
 
 def test_run_mutmut_starts_mutmut_with_its_output_piped(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -663,3 +663,15 @@ def test_falsifying_example_in_both_report_shapes(text: str, expected: str) -> N
     block ends at 'Failed to reproduce', or several distinct failures), so its depth= reaches the report."""
     assert expected == falsifying_example(text)
     assert "@reproduce_failure('6.170.17', b'AEIHzA==')" == reproduce_decorator(GROUP_SHAPE)
+
+
+def test_a_reference_only_reason_is_its_markers_arguments_in_one_line() -> None:
+    """No marker: None; a marker's arguments are the reason, joined by single spaces."""
+    from types import SimpleNamespace
+
+    from contracts.verify.plugin import reference_only_reason
+
+    mark = pytest.mark.reference_only("about", "our own types").mark
+    marked: Any = SimpleNamespace(get_closest_marker=lambda name: mark if name == "reference_only" else None)
+    plain: Any = SimpleNamespace(get_closest_marker=lambda name: None)
+    assert ("about our own types", None) == (reference_only_reason(marked), reference_only_reason(plain))
