@@ -60,7 +60,6 @@ def import_value() -> Any:
     return Value
 
 
-
 def backward(out: Any, graph: str) -> None:
     """out.backward(); micrograd's RecursionError is raised again from this one place, outside the
     handler, so hypothesis sees one failure (not one per frame where the limit happened to hit, a
@@ -75,6 +74,7 @@ def backward(out: Any, graph: str) -> None:
             f"micrograd's recursive topological sort exceeded Python's recursion limit "
             f"({sys.getrecursionlimit()}) on {graph}"
         )
+
 
 class MicrogradEngine(Engine):
     name: ClassVar[str] = "micrograd"
