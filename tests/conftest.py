@@ -10,11 +10,11 @@ from typing import cast
 import pytest
 from hypothesis import HealthCheck, Phase, Verbosity, settings
 
-from contracts.engines import Engine, load_engine, selected_name
+from contracts.engines import DeclarationError, Engine, check_declarations, load_engine, selected_name
 from contracts.pytest_plugin import hosted, suite_option
 from contracts.verify.records import ENGINE_CALLS_PROPERTY, REFERENCE_ONLY_MARKER, REFERENCE_ONLY_PREFIX
 from tests.mutation_order import fastest_first, mutant_under_test, recorded_durations
-from tests.spec_rows import RecordingEngine, is_reference
+from tests.spec_rows import RecordingEngine, all_rows, is_reference
 
 # Every profile names its parent explicitly: a profile registered without one inherits whatever
 # profile is active at registration time (hypothesis loads its own `ci` profile when CI is set).
@@ -115,7 +115,11 @@ def load_selected(config: pytest.Config) -> Engine:
     """The selected engine, loaded once per session (without the engine fixture, so a reference-only
     test that does not request it still learns which engine runs)."""
     if ENGINE_KEY not in config.stash:
-        config.stash[ENGINE_KEY] = load_engine(selected_name(suite_option(config, SUITE_ROOT, "--impl")))
+        engine = load_engine(selected_name(suite_option(config, SUITE_ROOT, "--impl")))
+        try:
+            config.stash[ENGINE_KEY] = check_declarations(engine, all_rows())
+        except DeclarationError as error:  # the adapter declares what the spec does not know: stop here
+            pytest.exit(f"cannot run the engine: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
     return config.stash[ENGINE_KEY]
 
 

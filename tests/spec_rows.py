@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from functools import cache
-from typing import Any
+from typing import Any, TypedDict
 
+import numpy as np
 import pytest
 
 from contracts.engines import Engine
@@ -72,11 +73,68 @@ def example_params(
     ]
 
 
-def require(engine: Engine, capability: str, row_id: str | None = None) -> None:
-    """Skip as not applicable when the engine lacks the capability or differs by convention."""
-    reason = engine.lacks(capability, row_id)
+def require(engine: Engine, capability: str, row_id: str | None = None, case: str | None = None) -> None:
+    """Skip as not applicable when the engine lacks the capability or differs by convention (for the
+    whole row, or for the case of it the test checks: one of the ids the row's `cases` lists), or when
+    the row holds only at float64 and the engine computes in another dtype (T.rule.tolerance)."""
+    reason = engine.lacks(capability, row_id, case) or dtype_lacks(engine, row_id)
     if reason is not None:
         pytest.skip(f"not applicable: {reason}")
+
+
+# ---------------------------------------------------------------- tolerances by the engine's dtype
+
+TOLERANCE_ROW = "T.rule.tolerance"
+FLOAT64 = "float64"
+
+
+class Tolerance(TypedDict):
+    rel: float
+    abs: float
+
+
+def tolerance_for(dtype: str, comparison: str) -> Tolerance:
+    """T.rule.tolerance: the comparison's float64 tolerance, at a coarser dtype at least
+    epsilon_factor times the dtype's machine epsilon."""
+    rule = row(TOLERANCE_ROW)
+    base = rule["tolerances"][comparison]
+    if dtype == FLOAT64:
+        return {"rel": base["rel"], "abs": base["abs"]}
+    floor = rule["epsilon_factor"] * float(np.finfo(np.dtype(dtype)).eps)
+    return {"rel": max(base["rel"], floor), "abs": max(base["abs"], floor)}
+
+
+def tolerance(engine: Engine, comparison: str) -> Tolerance:
+    """The one place an engine comparison's tolerance comes from: the spec's, for the engine's dtype."""
+    return tolerance_for(engine.dtype, comparison)
+
+
+def held(engine: Engine, point: dict[str, float]) -> dict[str, float]:
+    """A drawn point as the engine can hold it: each number rounded to the engine's dtype (unchanged at
+    float64), so the spec is evaluated at the inputs the engine really computes with (T.rule.tolerance)."""
+    if engine.dtype == FLOAT64:
+        return point
+    kind = np.dtype(engine.dtype).type
+    return {name: float(kind(value)) for name, value in point.items()}
+
+
+def dtype_why(engine: Engine, why: str) -> str:
+    return f"{engine.name} computes in {engine.dtype}: {why} ({TOLERANCE_ROW})"
+
+
+def dtype_lacks(engine: Engine, row_id: str | None) -> str | None:
+    """Why a float64-only row (T.rule.tolerance's float64_only) is n/a for the engine's dtype, else None."""
+    if engine.dtype == FLOAT64 or row_id is None:
+        return None
+    why = row(TOLERANCE_ROW)["float64_only"].get(row_id)
+    return None if why is None else dtype_why(engine, why)
+
+
+def require_float64(engine: Engine, why: str) -> None:
+    """Skip as not applicable a check that holds only at float64 (e.g. central differences of the
+    engine's own forward) when the engine computes in another dtype."""
+    if engine.dtype != FLOAT64:
+        pytest.skip(f"not applicable: {dtype_why(engine, why)}")
 
 
 # ---------------------------------------------------------------- reference-only tests, engine use
@@ -92,7 +150,9 @@ SCALAR_REFUSALS = (
 OWN_TYPES = "it exercises this project's own types (the reference implementation), not an engine"
 
 # Engine attributes that describe the adapter without running the engine: calling them is not a use.
-DESCRIBING = frozenset({"lacks", "version", "name", "capabilities", "conventions", "lacking"})
+DESCRIBING = frozenset(
+    {"lacks", "convention", "version", "name", "capabilities", "conventions", "lacking", "dtype"}
+)
 
 
 def is_reference(engine: Any) -> bool:

@@ -20,6 +20,7 @@ from tests.spec_rows import (
     require,
     row,
     rows,
+    tolerance,
 )
 from tests.stage03_cases import ATTEMPTS, spec_forward, spec_grads, split
 
@@ -34,8 +35,12 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     assert expected_grads == pytest.approx(spec_grads(spec_row, where), rel=1e-12)
     inputs, constants = split(spec_row, where)
     value, grads = engine.scalar_vjp(spec_row["op"], inputs, constants)
-    assert_engine_gives(example["value"], value, rel=1e-12, what="value", source="the example")
-    assert_engine_gives(expected_grads, grads, rel=1e-12, what="gradients", source="the example")
+    assert_engine_gives(
+        example["value"], value, **tolerance(engine, "example"), what="value", source="the example"
+    )
+    assert_engine_gives(
+        expected_grads, grads, **tolerance(engine, "example"), what="gradients", source="the example"
+    )
 
 
 @pytest.mark.spec("S03.rule.relu-at-zero")

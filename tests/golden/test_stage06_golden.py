@@ -10,7 +10,7 @@ import pytest
 
 from contracts.engines import Engine
 from contracts.spec import SpecRow
-from tests.spec_rows import example_params, require, row, rows
+from tests.spec_rows import FLOAT64, example_params, require, row, rows, tolerance_for
 from tests.stage06_cases import (
     EPS64,
     cross_entropy_case,
@@ -36,13 +36,16 @@ def prepared(example: dict[str, Any]) -> tuple[list[np.ndarray], np.ndarray | No
     return inputs, None if upstream is None else np.asarray(upstream, dtype=np.float64), kwargs
 
 
-def assert_example(actual: tuple[np.ndarray, tuple[np.ndarray, ...]], example: dict[str, Any]) -> None:
+def assert_example(
+    actual: tuple[np.ndarray, tuple[np.ndarray, ...]], example: dict[str, Any], dtype: str = FLOAT64
+) -> None:
     value, grads = actual
-    assert np.asarray(example["value"]) == pytest.approx(value.reshape(np.shape(example["value"])), rel=1e-12)
+    shaped = value.reshape(np.shape(example["value"]))
+    assert np.asarray(example["value"]) == pytest.approx(shaped, **tolerance_for(dtype, "value"))
     expected = [np.asarray(grad) for grad in example["grads"].values()]
     assert len(expected) == len(grads)
     for want, grad in zip(expected, grads, strict=True):
-        assert want == pytest.approx(grad, rel=1e-12, abs=1e-300)
+        assert want == pytest.approx(grad, **tolerance_for(dtype, "example"))
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params(GRADIENT_ROWS))
@@ -51,7 +54,7 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     require(engine, f"tensor.{spec_row['op']}", spec_row.id)
     inputs, upstream, kwargs = prepared(example)
     assert_example(spec_vjp_with(spec_row, inputs, upstream, kwargs), example)
-    assert_example(engine.tensor_vjp_with(spec_row["op"], inputs, upstream, kwargs), example)
+    assert_example(engine.tensor_vjp_with(spec_row["op"], inputs, upstream, kwargs), example, engine.dtype)
 
 
 @pytest.mark.parametrize(
@@ -61,7 +64,7 @@ def test_rule_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]
     """Ties along the axis give everything to the first maximum; logits of ±1000 give finite exact values."""
     require(engine, f"tensor.{example['op']}", spec_row.id)
     inputs, upstream, kwargs = prepared(example)
-    assert_example(engine.tensor_vjp_with(example["op"], inputs, upstream, kwargs), example)
+    assert_example(engine.tensor_vjp_with(example["op"], inputs, upstream, kwargs), example, engine.dtype)
 
 
 NAIVE_FORWARD = {

@@ -13,7 +13,7 @@ from contracts.engines import Engine
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor, add
 from contracts.tensor.norm import rms_norm
-from tests.spec_rows import OWN_TYPES, example_params, reference_only, require, row
+from tests.spec_rows import FLOAT64, OWN_TYPES, example_params, reference_only, require, row, tolerance_for
 from tests.stage06_cases import EPS64, eps_outside_rms_norm, naive_rms_norm, refuse_with, spec_vjp_with
 from tests.tensor_cases import require_reference
 
@@ -30,13 +30,16 @@ def prepared(example: dict[str, Any]) -> tuple[list[np.ndarray], np.ndarray | No
     )
 
 
-def assert_example(actual: tuple[np.ndarray, tuple[np.ndarray, ...]], example: dict[str, Any]) -> None:
+def assert_example(
+    actual: tuple[np.ndarray, tuple[np.ndarray, ...]], example: dict[str, Any], dtype: str = FLOAT64
+) -> None:
     value, grads = actual
-    assert np.asarray(example["value"]) == pytest.approx(value, rel=1e-12, abs=0)
+    within = tolerance_for(dtype, "example")
+    assert np.asarray(example["value"]) == pytest.approx(value, **within)
     expected = [np.asarray(example["grads"][name]) for name in ("x", "w")]
     assert len(expected) == len(grads)
     for want, grad in zip(expected, grads, strict=True):
-        assert want == pytest.approx(grad, rel=1e-12, abs=0)
+        assert want == pytest.approx(grad, **within)
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([GRADIENT]))
@@ -45,7 +48,7 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     require(engine, "tensor.rms_norm", spec_row.id)
     inputs, upstream, kwargs = prepared(example)
     assert_example(spec_vjp_with(spec_row, inputs, upstream, kwargs), example)
-    assert_example(engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example)
+    assert_example(engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example, engine.dtype)
 
 
 @reference_only(OWN_TYPES)
@@ -65,7 +68,7 @@ def test_eps_at_zero_example(engine: Engine, spec_row: SpecRow, example: dict[st
     """At x = 0: y = 0, dx = g ⊙ w / sqrt(eps) (eps = 1e-12 amplifies by 1e6), dgain = 0."""
     require(engine, "tensor.rms_norm", spec_row.id)
     inputs, upstream, kwargs = prepared(example)
-    assert_example(engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example)
+    assert_example(engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example, engine.dtype)
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("S08.rule.grad-bound")]))

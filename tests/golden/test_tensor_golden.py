@@ -14,7 +14,20 @@ from contracts.engines import Engine
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor, add, multiply, summed_axes
 from contracts.tensor.engine_ops import reference_tensor_vjp
-from tests.spec_rows import OWN_TYPES, assert_engine_gives, example_params, reference_only, require, row, rows
+from tests.spec_rows import (
+    FLOAT64,
+    OWN_TYPES,
+    TOLERANCE_ROW,
+    Tolerance,
+    assert_engine_gives,
+    example_params,
+    reference_only,
+    require,
+    row,
+    rows,
+    tolerance,
+    tolerance_for,
+)
 from tests.tensor_cases import (
     GRADIENT_ROWS,
     OPS,
@@ -39,17 +52,21 @@ def expected_of(spec_row: SpecRow, example: dict[str, Any]) -> tuple[np.ndarray,
     return np.asarray(example["value"], dtype=np.float64), grads
 
 
+FLOAT64_EXAMPLE = tolerance_for(FLOAT64, "example")  # the spec's own expressions and the reference
+
+
 def assert_example(
-    actual: tuple[np.ndarray, tuple[np.ndarray, ...]], spec_row: SpecRow, example: Any
+    actual: tuple[np.ndarray, tuple[np.ndarray, ...]],
+    spec_row: SpecRow,
+    example: Any,
+    within: Tolerance = FLOAT64_EXAMPLE,
 ) -> None:
     expected_value, expected_grads = expected_of(spec_row, example)
     value, grads = actual
-    assert_engine_gives(expected_value, value, rel=1e-12, what="value", source="the example")
+    assert_engine_gives(expected_value, value, **within, what="value", source="the example")
     assert len(expected_grads) == len(grads)
     for index, (expected, grad) in enumerate(zip(expected_grads, grads, strict=True)):
-        assert_engine_gives(
-            expected, grad, rel=1e-12, what=f"gradient of input {index}", source="the example"
-        )
+        assert_engine_gives(expected, grad, **within, what=f"gradient of input {index}", source="the example")
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params(GRADIENT_ROWS))
@@ -58,7 +75,9 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     require(engine, f"tensor.{spec_row['op']}", spec_row.id)
     inputs, upstream = as_arrays(example["inputs"]), upstream_of(example)
     assert_example(spec_vjp(spec_row, inputs, upstream), spec_row, example)
-    assert_example(engine.tensor_vjp(spec_row["op"], inputs, upstream), spec_row, example)
+    assert_example(
+        engine.tensor_vjp(spec_row["op"], inputs, upstream), spec_row, example, tolerance(engine, "example")
+    )
 
 
 @pytest.mark.parametrize(
@@ -71,7 +90,9 @@ def test_one_dimensional_matmul_example(engine: Engine, spec_row: SpecRow, examp
     inputs, upstream = as_arrays(example["inputs"]), upstream_of(example)
     matmul = gradient_row("matmul")
     assert_example(spec_vjp(matmul, inputs, upstream), matmul, example)
-    assert_example(engine.tensor_vjp("matmul", inputs, upstream), matmul, example)
+    assert_example(
+        engine.tensor_vjp("matmul", inputs, upstream), matmul, example, tolerance(engine, "example")
+    )
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.broadcast-reduction")]))
@@ -101,7 +122,7 @@ def test_summed_axes_example(engine: Engine) -> None:
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.tie")]))
 def test_tie_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """At a tie the whole upstream goes to maximum's first argument; relu at 0 has gradient 0, exactly."""
-    require(engine, f"tensor.{example['op']}", spec_row.id)
+    require(engine, f"tensor.{example['op']}", spec_row.id, case=example["case"])
     value, grads = engine.tensor_vjp(example["op"], as_arrays(example["inputs"]), upstream_of(example))
     expected_grads = list(example["grads"].values())
     assert (example["value"], expected_grads) == (value.tolist(), [grad.tolist() for grad in grads])
@@ -180,3 +201,13 @@ def test_grad_ownership_example(engine: Engine, spec_row: SpecRow, example: dict
     assert (example["root_is_upstream"], expected) == (out.grad is upstream, [g.tolist() for g in grads])
     assert [False] * 3 == [bool(np.shares_memory(x, y)) for x, y in combinations([upstream, *grads], 2)]
     assert (np.float64, example["upstream"]) == (out.grad.dtype.type, out.grad.tolist())
+
+
+@reference_only("the tolerance rule is how this suite judges an engine's numbers, not something it computes")
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row(TOLERANCE_ROW)]))
+def test_tolerance_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """The rule's worked tolerances: float64 keeps the suite's own; float32 allows 2^10 eps32 = 2^-13."""
+    require_reference(engine, spec_row.id)
+    assert {"rel": example["rel"], "abs": example["abs"]} == tolerance_for(
+        example["dtype"], example["comparison"]
+    )

@@ -12,10 +12,18 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from contracts.engines import MissingExtraError, load_engine
-from contracts.engines.base import CONTRACT_FAMILIES, PROGRAMS, SCALAR, TENSOR, Engine, TensorGraph
+from contracts.engines import DeclarationError, MissingExtraError, check_declarations, load_engine
+from contracts.engines.base import (
+    CONTRACT_FAMILIES,
+    PROGRAMS,
+    SCALAR,
+    TENSOR,
+    Engine,
+    TensorGraph,
+    convention_target,
+)
 from contracts.engines.modules import MODULE
-from tests.spec_rows import row
+from tests.spec_rows import all_rows, row
 
 
 @pytest.mark.parametrize(
@@ -64,6 +72,112 @@ def test_lacks_explains_missing_capability_and_convention() -> None:
         engine.lacks("scalar.log"),
     )
     assert "partial convention: splits ties" == engine.lacks("tensor.maximum", "T.rule.tie")
+    assert "partial convention: splits ties" == engine.lacks("tensor.relu", "T.rule.tie", case="relu")
+
+
+class CaseConvention(Engine):
+    """Declares a convention for maximum's case of the tie row only."""
+
+    name: ClassVar[str] = "cases"
+    capabilities: ClassVar[frozenset[str]] = frozenset({"tensor.maximum", "tensor.relu"})
+    conventions: ClassVar[Mapping[str, str]] = {"T.rule.tie[maximum]": "splits ties", "S03.rule.x": "other"}
+
+
+@pytest.mark.parametrize(
+    ("case", "expected"),
+    [
+        pytest.param("maximum", "cases convention for T.rule.tie[maximum]: splits ties", id="its-case"),
+        pytest.param("relu", None, id="another-case-runs"),
+        pytest.param(None, "cases convention for T.rule.tie[maximum]: splits ties", id="every-case"),
+    ],
+)
+def test_a_case_convention_leaves_out_only_its_case(case: str | None, expected: str | None) -> None:
+    """A ROW[case] convention makes that case's tests n/a (and a test of every case), not the other case's."""
+    assert expected == CaseConvention().lacks("tensor.relu", "T.rule.tie", case)
+
+
+def test_a_case_convention_leaves_other_rows_alone() -> None:
+    """A case convention of one row says nothing about another row (nor a row id it merely prefixes)."""
+    engine = CaseConvention()
+    assert (None, None) == (
+        engine.lacks("tensor.maximum", "T.rule.tie-other", "maximum"),
+        engine.lacks("tensor.maximum", "T.rule", None),
+    )
+
+
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [
+        ("T.rule.tie", ("T.rule.tie", None)),
+        ("T.rule.tie[relu]", ("T.rule.tie", "relu")),
+        ("T.rule.tie[relu", ("T.rule.tie[relu", None)),
+        ("T.rule.tie[]", ("T.rule.tie[]", None)),
+        ("T.rule.tie[a][b]", ("T.rule.tie[a][b]", None)),
+        ("[relu]", ("[relu]", None)),
+    ],
+)
+def test_convention_keys_name_a_row_and_maybe_a_case(key: str, expected: tuple[str, str | None]) -> None:
+    """ROW[case] splits into the row and the case; anything else is a row id (checked at load)."""
+    assert expected == convention_target(key)
+
+
+def declaring(conventions: Mapping[str, str], dtype: str = "float64") -> Engine:
+    kind = type("Declaring", (Engine,), {"name": "declaring", "conventions": conventions, "dtype": dtype})
+    engine: Engine = kind()
+    return engine
+
+
+@pytest.mark.parametrize(
+    ("conventions", "dtype", "message"),
+    [
+        pytest.param(
+            {"T.rule.nope": "x"},
+            "float64",
+            "declaring: conventions key 'T.rule.nope' names no spec row$",
+            id="row",
+        ),
+        pytest.param(
+            {"T.rule.tie[sum]": "x"},
+            "float64",
+            r"^declaring: conventions key 'T.rule.tie\[sum\]': row T.rule.tie has no case 'sum' "
+            r"\(its cases: maximum, relu\)$",
+            id="case",
+        ),
+        pytest.param(
+            {"T.rule.tie[relu]": "x", "T.grad.add[x]": "y"},
+            "float64",
+            r"conventions key 'T.grad.add\[x\]': row T.grad.add has no case 'x' \(its cases: none\)$",
+            id="row-without-cases",
+        ),
+        pytest.param(
+            {"T.rule.tie[relu": "x"}, "float64", r"'T.rule.tie\[relu' names no spec row$", id="malformed"
+        ),
+        pytest.param(
+            {}, "float16", r"^declaring: dtype 'float16' is not one of float64, float32$", id="dtype"
+        ),
+    ],
+)
+def test_unknown_declarations_are_refused_at_load(
+    conventions: Mapping[str, str], dtype: str, message: str
+) -> None:
+    """A convention for a row or case the spec does not list, or an unknown dtype, is one DeclarationError."""
+    with pytest.raises(DeclarationError, match=message):
+        check_declarations(declaring(conventions, dtype), all_rows())
+
+
+def test_known_declarations_load() -> None:
+    """Whole-row and per-case conventions of rows the spec lists, and float32, are accepted."""
+    engine = declaring({"T.rule.tie[relu]": "x", "T.rule.tie[maximum]": "y", "T.grad.add": "z"}, "float32")
+    assert engine is check_declarations(engine, all_rows())
+
+
+@pytest.mark.parametrize(
+    ("name", "module"), [("reference", "contracts"), ("torch", "torch"), ("micrograd", "micrograd")]
+)
+def test_shipped_declarations_are_valid(name: str, module: str) -> None:
+    """Every shipped adapter's conventions name spec rows and cases, and its dtype is known."""
+    engine = load_engine_or_skip(name, module)
+    assert engine is check_declarations(engine, all_rows())
 
 
 def test_micrograd_capabilities_and_known_failures() -> None:
@@ -107,8 +221,14 @@ def test_torch_tensor_examples_and_tie_convention() -> None:
     )
     assert np.float64 == value.dtype
     _, (tie_a, tie_b) = engine.tensor_vjp("maximum", [np.zeros(1), np.zeros(1)], np.ones(1))
-    assert ([0.5], [0.5]) == (tie_a.tolist(), tie_b.tolist())  # why T.rule.tie is a convention
-    assert "T.rule.tie" in engine.conventions
+    assert ([0.5], [0.5]) == (tie_a.tolist(), tie_b.tolist())  # why T.rule.tie[maximum] is a convention
+    _, (relu_grad,) = engine.tensor_vjp("relu", [np.array([0.0, -0.0])], np.array([5.0, 7.0]))
+    assert [0.0, 0.0] == relu_grad.tolist()  # why the relu case is not
+    assert ("T.rule.tie" not in engine.conventions, "T.rule.tie[maximum]" in engine.conventions) == (
+        True,
+        True,
+    )
+    assert None is engine.lacks("tensor.relu", "T.rule.tie", "relu")
     assert "scalar.domain" not in engine.capabilities
 
 

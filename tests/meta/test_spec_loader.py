@@ -361,6 +361,33 @@ TYPES = [
     ("gradient", "domain", {"a": 5}, "/domain/a: 5 is not of type 'object'"),
     ("gradient", "constants", {"k": 5}, "/constants/k: 5 is not of type 'object'"),
     ("rule", "statement", 5, "/statement: 5 is not of type 'string'"),
+    ("rule", "cases", {"one": "x"}, r"/cases: \{'one': 'x'\} does not have enough properties"),
+    ("rule", "cases", {"one": "x", "Two": "y"}, "/cases: 'Two' does not match"),
+    ("rule", "cases", {"one": "x", "two": 5}, "/cases/two: 5 is not of type 'string'"),
+    ("rule", "cases", {"one": "x", "two": ""}, "/cases/two: '' should be non-empty"),
+    ("rule", "tolerances", {}, r"/tolerances: \{\} should be non-empty"),
+    ("rule", "tolerances", {"value": {"rel": 1e-12}}, "/tolerances/value: 'abs' is a required property"),
+    (
+        "rule",
+        "tolerances",
+        {"value": {"rel": -1, "abs": 0}},
+        "/tolerances/value/rel: -1 is less than the minimum",
+    ),
+    (
+        "rule",
+        "tolerances",
+        {"value": {"rel": 1, "abs": 0, "k": 2}},
+        "/tolerances/value: Additional properties",
+    ),
+    ("rule", "epsilon_factor", 0, "/epsilon_factor: 0 is less than or equal to the minimum of 0"),
+    ("rule", "float64_only", {"lower": "x"}, "/float64_only: 'lower' does not match"),
+    ("rule", "float64_only", {"X99.fail.f": ""}, "/float64_only/X99.fail.f: '' should be non-empty"),
+    (
+        "gradient",
+        "cases",
+        {"one": "x", "two": "y"},
+        r": Unevaluated properties are not allowed \('cases' was",
+    ),
     ("rule", "surprise", "x", r": Unevaluated properties are not allowed \('surprise' was unexpected\)"),
     ("formula", "statement", "x", r": Unevaluated properties are not allowed \('statement' was unexpected\)"),
 ]
@@ -463,6 +490,24 @@ SCHEMA_CASES = [
         [at("rule", "id", "X99.fail.f")],
         r"a\.toml: row 'X99\.fail\.f': id already used in a\.toml$",
         id="duplicate-id-in-one-file",
+    ),
+    pytest.param(
+        [
+            at("rule", "cases", {"one": "x", "two": "y"}),
+            at("rule", "examples", [{"case": "one"}, {"case": "three"}]),
+        ],
+        r"a\.toml: row 'X99\.rule\.r': examples/1: case 'three' is not one of the row's cases \(one, two\)$",
+        id="example-case-not-listed",
+    ),
+    pytest.param(
+        [at("rule", "float64_only", {"X99.fail.f": "why", "X99.fail.nowhere": "why"})],
+        r"row 'X99\.rule\.r': float64_only names unknown row 'X99\.fail\.nowhere'$",
+        id="float64-only-unknown-id",
+    ),
+    pytest.param(
+        [at("rule", "examples", [{"case": "one"}])],
+        r"row 'X99\.rule\.r': examples/0: case 'one' is not one of the row's cases \(none\)$",
+        id="example-case-without-cases",
     ),
     pytest.param(
         [at("contract", "enforced_by", ["X99.fail.f", "X99.fail.nowhere"])],

@@ -290,6 +290,17 @@ EXITS_ON_IMPORT = "import sys\nsys.exit(0)\n"
             id="constructor-raises",
         ),
         pytest.param(["--impl", "exits_on_import:Engine"], "raised SystemExit: 0", id="exit-on-import"),
+        pytest.param(
+            ["--impl", "tests.meta.dtype_engines:UnknownCase"],
+            "--impl tests.meta.dtype_engines:UnknownCase: unknown-case: conventions key 'T.rule.tie[sum]': "
+            "row T.rule.tie has no case 'sum' (its cases: maximum, relu)",
+            id="unknown-convention-case",
+        ),
+        pytest.param(
+            ["--impl", "tests.meta.dtype_engines:UnknownDtype"],
+            "unknown-dtype: dtype 'bfloat16' is not one of float64, float32",
+            id="unknown-dtype",
+        ),
         pytest.param(["-o", "/no/such/dir/r.txt"], "--output /no/such/dir/r.txt: cannot write", id="output"),
         pytest.param(["--pytest-log", "."], "--pytest-log .: cannot write there", id="pytest-log"),
         pytest.param(["--mutation-stats", "/no/stats.json"], "--mutation-stats /no/stats.json", id="stats"),

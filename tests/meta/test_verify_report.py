@@ -370,6 +370,7 @@ def troubled_report() -> Report:
             "version": "1.0",
             "capabilities": [],
             "conventions": {"A.rule.na": "differs | here"},
+            "dtype": "float32",
         },
         duration=1.23456,
     )
@@ -379,6 +380,7 @@ TABLE = """\
 contracts verify: engine x 1.0 (m:X), hypothesis profile ci, xdist workers: auto
 suite {root} (repro commands run from there)
 selection: rows ['A'], keyword not slow
+dtype float32: tolerances scale with its epsilon, float64-only rows are n/a (T.rule.tolerance)
 conventions declared by x (reported as not applicable):
   A.rule.na: differs | here
 
@@ -435,6 +437,7 @@ MARKDOWN = """\
 contracts verify: engine x 1.0 (m:X), hypothesis profile ci, xdist workers: auto<br>
 suite {root} (repro commands run from there)<br>
 selection: rows ['A'], keyword not slow<br>
+dtype float32: tolerances scale with its epsilon, float64-only rows are n/a (T.rule.tolerance)<br>
 conventions declared by x (reported as not applicable):<br>
   A.rule.na: differs | here<br>
 

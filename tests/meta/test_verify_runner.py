@@ -329,6 +329,7 @@ def test_verify_assembles_the_report_from_the_child_results(
         "version": None,
         "capabilities": sorted(load_engine("reference").capabilities),
         "conventions": {},
+        "dtype": "float64",
     } == report.engine
     selection = {"rows": ["S03.grad.add", "S03.grad.mul"], "keyword": "k", "quick": None, "seed": None}
     assert (str(root), "ci", 3, selection) == (

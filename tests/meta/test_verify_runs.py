@@ -20,6 +20,7 @@ from contracts.cli import main
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "specs" / "verify-report.schema.json").read_text(encoding="utf-8"))
 BROKEN = "tests.meta.broken_engines"
+DTYPE = "tests.meta.dtype_engines"
 
 # name -> verify arguments (each run writes its JSON report to a file)
 RUNS: dict[str, list[str]] = {
@@ -34,9 +35,35 @@ RUNS: dict[str, list[str]] = {
     ],
     "micrograd": ["--impl", "micrograd", "--rows", "S03.rule", "-k", "not million"],
     "xdist": ["--impl", "reference", "-n", "1", "--rows", "S03.grad.add"],
+    # issue 14 5: a float32 engine judged with its dtype's tolerances, with float64's, and with a real bug
+    "float32": [
+        "--impl",
+        f"{DTYPE}:Float32Reference",
+        "--rows",
+        "T.grad,S03.grad.mul,S03.grad.relu,T.rule.dtype",
+    ],
+    "float32-as-float64": [
+        "--impl",
+        f"{DTYPE}:Float32JudgedAsFloat64",
+        "--rows",
+        "T.grad.exp,S03.grad.log",
+        "--hypothesis-profile",
+        "mutation",  # no shrinking: the failures are the point, not their minimal example
+    ],
+    "float32-wrong": [
+        "--impl",
+        f"{DTYPE}:Float32WrongMultiply",
+        "--rows",
+        "T.grad.multiply,T.grad.add",
+        "--hypothesis-profile",
+        "mutation",
+    ],
+    # a convention for one case of a row: the other case still runs
+    "tie-split": ["--impl", f"{DTYPE}:TieSplitAtMaximum", "--rows", "T.rule.tie"],
+    "torch-tie": ["--impl", "torch", "--rows", "T.rule.tie"],
     "pytest-error": ["--impl", "reference", "--rows", "S03.grad.add", "--", "--no-such-pytest-option"],
 }
-OPTIONAL = {"micrograd": "micrograd", "xdist": "xdist"}
+OPTIONAL = {"micrograd": "micrograd", "xdist": "xdist", "torch-tie": "torch"}
 
 # The child pytest imports the installed package, never mutmut's mutants, so under mutmut (which sets
 # MUTANT_UNDER_TEST) these runs would cost seconds per mutant for little: test_verify_runner runs
@@ -148,3 +175,87 @@ def test_pytest_usage_error_is_reported_with_its_output(runs: dict[str, Run]) ->
     """When pytest cannot start (here an unknown option after --), verify exits 3 and writes no report."""
     run = get(runs, "pytest-error")
     assert (3, None) == (run.code, run.report)
+
+
+def statuses(run: Run) -> dict[str, str]:
+    return {row_id: row["status"] for row_id, row in run.rows().items()}
+
+
+def outcomes(run: Run, row_id: str) -> dict[str, str]:
+    """Each of the row's tests (nodeid without its file) -> its outcome."""
+    return {t["nodeid"].split("::")[-1]: t["outcome"] for t in run.rows()[row_id]["tests"]}
+
+
+def valid(run: Run) -> bool:
+    return [] == [e.message for e in jsonschema.Draft202012Validator(SCHEMA).iter_errors(run.report)]
+
+
+def test_a_float32_engine_passes_its_gradient_rows_at_float32_tolerance(runs: dict[str, Run]) -> None:
+    """With float32 tolerances every tensor gradient row passes; a scalar row is partly verified (its
+    central differences of the engine's own forward are n/a), and T.rule.dtype is n/a, with the reason."""
+    run = get(runs, "float32")
+    assert (0, "float32", True) == (run.code, (run.report or {})["engine"]["dtype"], valid(run))
+    rows = statuses(run)
+    assert {"passed"} == {status for row_id, status in rows.items() if row_id.startswith("T.grad.")}
+    assert ("partly verified", "partly verified", "not applicable") == (
+        rows["S03.grad.mul"],
+        rows["S03.grad.relu"],
+        rows["T.rule.dtype"],
+    )
+    why = "reference-float32 computes in float32: central differences of the engine's own forward"
+    assert any(reason.startswith(why) for reason in run.rows()["S03.grad.mul"]["reasons"])
+    mul = outcomes(run, "S03.grad.mul")
+    assert ("passed", "not applicable") == (
+        mul["test_value_and_gradient_match_spec[S03.grad.mul]"],
+        mul["test_gradient_matches_central_differences[S03.grad.mul]"],
+    )
+
+
+def test_the_same_float32_numbers_fail_at_float64_tolerance(runs: dict[str, Run]) -> None:
+    """Declared float64, the same engine's numbers fail: the tolerance really scales with the dtype."""
+    run = get(runs, "float32-as-float64")
+    assert (1, {"T.grad.exp": "failed", "S03.grad.log": "failed"}) == (run.code, statuses(run))
+    failed = {
+        t["nodeid"].split("::")[-1]: t["message"] or ""
+        for row in run.rows().values()
+        for t in row["tests"]
+        if t["outcome"] == "failed"
+    }
+    judged = {
+        "test_value_and_gradient_match_spec[S03.grad.log]": "(rel=1e-12, abs=1e-12)",
+        "test_gradient_example[S03.grad.log[1]]": "(rel=1e-12, abs=0.0)",
+        "test_value_and_gradients_match_spec[T.grad.exp]": "(rel=1e-12, abs=1e-12)",
+        "test_gradient_example[T.grad.exp[0]]": "(rel=1e-12, abs=0.0)",
+    }
+    assert judged == {
+        name: tolerance for name, tolerance in judged.items() if tolerance in failed.get(name, "")
+    }
+
+
+def test_a_wrong_gradient_still_fails_at_float32_tolerance(runs: dict[str, Run]) -> None:
+    """A float32 engine whose multiply gradient is g * a fails T.grad.multiply; its add row passes."""
+    run = get(runs, "float32-wrong")
+    assert (1, {"T.grad.multiply": "failed", "T.grad.add": "passed"}) == (run.code, statuses(run))
+    failed = [t for t in run.rows()["T.grad.multiply"]["tests"] if t["outcome"] == "failed"]
+    assert any("rel=0.0001220703125" in (t["message"] or "") for t in failed)
+
+
+def tie_tests_by_case(run: Run) -> tuple[set[str], set[str]]:
+    """The outcomes of T.rule.tie's maximum tests and of its relu tests."""
+    tests = outcomes(run, "T.rule.tie")
+    relu = {outcome for name, outcome in tests.items() if "relu" in name or name.endswith("[T.rule.tie[1]]")}
+    maximum = {
+        outcome for name, outcome in tests.items() if "first_argument" in name or name.endswith("[0]]")
+    }
+    return maximum, relu
+
+
+@pytest.mark.parametrize("name", ["tie-split", "torch-tie"])
+def test_a_case_convention_leaves_the_other_case_running(runs: dict[str, Run], name: str) -> None:
+    """An engine declaring T.rule.tie[maximum] has its maximum tests n/a and its relu tests passed: the
+    row is partly verified (never passed), with the convention's reason."""
+    run = get(runs, name)
+    assert (0, "partly verified", True) == (run.code, statuses(run)["T.rule.tie"], valid(run))
+    assert ({"not applicable"}, {"passed"}) == tie_tests_by_case(run)
+    (reason,) = run.rows()["T.rule.tie"]["reasons"]
+    assert reason.startswith(f"{(run.report or {})['engine']['name']} convention for T.rule.tie[maximum]: ")

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from tests.properties.test_stage03_autodiff import BINARY_ROWS, point_in_domain
-from tests.spec_rows import assert_engine_gives, params, require, row
+from tests.spec_rows import assert_engine_gives, params, require, row, tolerance
 from tests.stage03_cases import spec_forward, spec_grads
 
 
@@ -30,8 +30,12 @@ def test_engine_number_operand_is_a_constant(engine: Engine, spec_row: SpecRow, 
     op = spec_row["op"]
     for form, variable, constant in ((op, "a", "b"), (f"r{op}", "b", "a")):
         value, (grad,) = engine.scalar_program_grads([(form, (0,), (point[constant],))], [point[variable]])
-        assert_engine_gives(spec_forward(spec_row, point), value, rel=1e-12, abs=1e-12, what=f"{form} value")
-        assert_engine_gives(grads[variable], grad, rel=1e-12, abs=1e-12, what=f"{form}: d out / d {variable}")
+        assert_engine_gives(
+            spec_forward(spec_row, point), value, **tolerance(engine, "value"), what=f"{form} value"
+        )
+        assert_engine_gives(
+            grads[variable], grad, **tolerance(engine, "value"), what=f"{form}: d out / d {variable}"
+        )
 
 
 @pytest.mark.parametrize("spec_row", params([row("S03.fail.pow-exponent")]))

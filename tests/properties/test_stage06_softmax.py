@@ -18,7 +18,7 @@ from contracts.tensor.engine_ops import reference_tensor_vjp_with
 from contracts.tensor.reductions import Max, Sum
 from contracts.tensor.softmax import LogSumExp, Softmax
 from tests import strategies as s
-from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
+from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows, tolerance
 from tests.stage06_cases import refuse_with, spec_vjp_with
 from tests.tensor_cases import require_reference
 
@@ -55,9 +55,9 @@ def test_value_and_gradients_match_spec(engine: Engine, spec_row: SpecRow, data:
     value, grads = engine.tensor_vjp_with(op, inputs, upstream, kwargs)
     expected_shape = upstream.shape if upstream is not None else ()
     assert (expected_shape, [x.shape for x in inputs]) == (value.shape, [g.shape for g in grads])
-    assert expected_value.reshape(value.shape) == pytest.approx(value, rel=1e-12, abs=1e-12)
+    assert expected_value.reshape(value.shape) == pytest.approx(value, **tolerance(engine, "value"))
     for expected, actual in zip(expected_grads, grads, strict=True):
-        assert expected == pytest.approx(actual, rel=1e-9, abs=1e-12)
+        assert expected == pytest.approx(actual, **tolerance(engine, "gradient"))
 
 
 @pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
@@ -78,7 +78,7 @@ def test_gradients_match_central_differences(engine: Engine, spec_row: SpecRow, 
 
     numeric = (loss(STEP) - loss(-STEP)) / (2 * STEP)
     analytic = sum(float(np.sum(grad * d)) for grad, d in zip(grads, direction, strict=True))
-    assert numeric == pytest.approx(analytic, rel=1e-5, abs=1e-6)
+    assert numeric == pytest.approx(analytic, **tolerance(engine, "central"))
 
 
 @reference_only(OWN_TYPES)

@@ -19,7 +19,7 @@ from contracts.tensor import Tensor, add
 from contracts.tensor.engine_ops import reference_tensor_vjp_with
 from contracts.tensor.norm import rms_norm
 from tests import strategies as s
-from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
+from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows, tolerance
 from tests.stage06_cases import (
     DPS,
     EPS64,
@@ -53,10 +53,10 @@ def test_value_and_gradients_match_spec(engine: Engine, case: dict[str, Any]) ->
     inputs = [case["x"], case["gain"]]
     expected_value, expected_grads = spec_vjp_with(GRADIENT, inputs, case["upstream"], {"eps": case["eps"]})
     value, grads = call(engine, case)
-    assert expected_value == pytest.approx(value, rel=1e-12, abs=1e-12)
+    assert expected_value == pytest.approx(value, **tolerance(engine, "value"))
     assert [x.shape for x in inputs] == [g.shape for g in grads]
     for expected, actual in zip(expected_grads, grads, strict=True):
-        assert expected == pytest.approx(actual, rel=1e-9, abs=1e-12)
+        assert expected == pytest.approx(actual, **tolerance(engine, "gradient"))
 
 
 @pytest.mark.spec("S08.grad.rms-norm")
@@ -77,7 +77,7 @@ def test_gradients_match_central_differences(
 
     numeric = (loss(STEP) - loss(-STEP)) / (2 * STEP)
     analytic = sum(float(np.sum(grad * d)) for grad, d in zip(grads, direction, strict=True))
-    assert numeric == pytest.approx(analytic, rel=1e-5, abs=1e-6)
+    assert numeric == pytest.approx(analytic, **tolerance(engine, "central"))
 
 
 @reference_only(OWN_TYPES)

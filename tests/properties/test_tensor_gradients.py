@@ -16,7 +16,7 @@ from contracts.spec import SpecRow
 from contracts.tensor import reduce_to_shape
 from contracts.tensor.engine_ops import reference_tensor_vjp
 from tests import strategies as s
-from tests.spec_rows import OWN_TYPES, assert_engine_gives, params, reference_only, require
+from tests.spec_rows import OWN_TYPES, assert_engine_gives, params, reference_only, require, tolerance
 from tests.tensor_cases import (
     GRADIENT_ROWS,
     gradient_row,
@@ -72,9 +72,11 @@ def test_value_and_gradients_match_spec(engine: Engine, spec_row: SpecRow, data:
     case = draw_case(data, spec_row)
     expected_value, expected_grads = spec_vjp(spec_row, case["inputs"], case["upstream"])
     value, grads = engine.tensor_vjp(spec_row["op"], case["inputs"], case["upstream"])
-    assert_engine_gives(expected_value, value, rel=1e-12, abs=1e-12, what="value")
+    assert_engine_gives(expected_value, value, **tolerance(engine, "value"), what="value")
     for index, (expected, actual) in enumerate(zip(expected_grads, grads, strict=True)):
-        assert_engine_gives(expected, actual, rel=1e-9, abs=1e-12, what=f"gradient of input {index}")
+        assert_engine_gives(
+            expected, actual, **tolerance(engine, "gradient"), what=f"gradient of input {index}"
+        )
 
 
 @pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
@@ -94,7 +96,7 @@ def test_gradients_match_central_differences(engine: Engine, spec_row: SpecRow, 
     numeric = (loss(STEP) - loss(-STEP)) / (2 * STEP)
     analytic = sum(float(np.sum(grad * d)) for grad, d in zip(grads, direction, strict=True))
     assert_engine_gives(
-        numeric, analytic, rel=1e-5, abs=1e-5, what="sum(grad * d)", source="central difference"
+        numeric, analytic, **tolerance(engine, "central"), what="sum(grad * d)", source="central difference"
     )
 
 
@@ -106,9 +108,11 @@ def test_matches_the_value_engine_elementwise(engine: Engine, spec_row: SpecRow,
     case = draw_case(data, spec_row, smooth=True)
     expected_value, expected_grads = value_vjp(spec_row["op"], case["inputs"], case["upstream"])
     value, grads = engine.tensor_vjp(spec_row["op"], case["inputs"], case["upstream"])
-    assert_engine_gives(expected_value, value, rel=1e-12, abs=1e-12, what="value")
+    assert_engine_gives(expected_value, value, **tolerance(engine, "value"), what="value")
     for index, (expected, actual) in enumerate(zip(expected_grads, grads, strict=True)):
-        assert_engine_gives(expected, actual, rel=1e-9, abs=1e-12, what=f"gradient of input {index}")
+        assert_engine_gives(
+            expected, actual, **tolerance(engine, "gradient"), what=f"gradient of input {index}"
+        )
 
 
 @pytest.mark.spec("T.rule.broadcast-reduction")
@@ -131,7 +135,7 @@ def test_broadcast_gradient_is_the_explicit_sum(engine: Engine, op: str, data: s
     for x, frame_grad, grad in zip(inputs, frame_grads, grads, strict=True):
         expected = sum_to_shape(frame_grad, x.shape)
         assert_engine_gives(
-            expected, grad, rel=1e-12, abs=1e-12, what="reduced gradient", source="explicit sum"
+            expected, grad, **tolerance(engine, "value"), what="reduced gradient", source="explicit sum"
         )
 
 
@@ -159,7 +163,7 @@ def test_shared_reducer_is_the_explicit_sum(
 @given(case=s.tied_pair())
 def test_tie_gradient_goes_wholly_to_the_first_argument(engine: Engine, case: dict[str, Any]) -> None:
     """Wherever a == b, d maximum / da is exactly the upstream and d maximum / db exactly 0."""
-    require(engine, "tensor.maximum", "T.rule.tie")
+    require(engine, "tensor.maximum", "T.rule.tie", case="maximum")
     tie = case["tie"]
     _, (grad_a, grad_b) = engine.tensor_vjp("maximum", [case["a"], case["b"]], case["upstream"])
     assert case["upstream"][tie].tolist() == grad_a[tie].tolist()
@@ -177,7 +181,7 @@ def test_tie_gradient_goes_wholly_to_the_first_argument(engine: Engine, case: di
 )
 def test_relu_gradient_is_zero_at_zero(engine: Engine, x: np.ndarray, data: st.DataObject) -> None:
     """relu = maximum(0, x) at x = 0 (and -0.0) is 0 with gradient exactly 0: the tie goes to the 0."""
-    require(engine, "tensor.relu", "T.rule.tie")
+    require(engine, "tensor.relu", "T.rule.tie", case="relu")
     upstream = data.draw(s.float_arrays(x.shape, st.floats(-2, 2).filter(lambda u: u != 0)))
     value, (grad,) = engine.tensor_vjp("relu", [x], upstream)
     assert ([0.0] * x.size, [0.0] * x.size) == (value.ravel().tolist(), grad.ravel().tolist())
@@ -195,10 +199,12 @@ def test_one_dimensional_matmul_follows_numpy_promotion(engine: Engine, data: st
     a, b = case["inputs"]
     value, grads = engine.tensor_vjp("matmul", [a, b], case["upstream"])
     expected_value, expected_grads = spec_vjp(spec_row, [a, b], case["upstream"])
-    assert_engine_gives(expected_value, value, rel=1e-12, abs=1e-12, what="value")
+    assert_engine_gives(expected_value, value, **tolerance(engine, "value"), what="value")
     assert [a.shape, b.shape] == [grad.shape for grad in grads]
     for index, (expected, actual) in enumerate(zip(expected_grads, grads, strict=True)):
-        assert_engine_gives(expected, actual, rel=1e-9, abs=1e-12, what=f"gradient of input {index}")
+        assert_engine_gives(
+            expected, actual, **tolerance(engine, "gradient"), what=f"gradient of input {index}"
+        )
 
 
 @reference_only(OWN_TYPES)
@@ -213,6 +219,8 @@ def test_ops_over_array_api_strict(engine: Engine, spec_row: SpecRow, data: st.D
     xp = RecordingNamespace(array_api_strict)
     value, grads = reference_tensor_vjp(spec_row["op"], case["inputs"], case["upstream"], xp=xp)
     assert {"asarray", "isdtype", "astype", "sum"} <= xp.calls  # leaves, checks and backward ran in xp
-    assert_engine_gives(expected_value, value, rel=1e-12, abs=1e-12, what="value")
+    assert_engine_gives(expected_value, value, **tolerance(engine, "value"), what="value")
     for index, (expected, actual) in enumerate(zip(expected_grads, grads, strict=True)):
-        assert_engine_gives(expected, actual, rel=1e-9, abs=1e-12, what=f"gradient of input {index}")
+        assert_engine_gives(
+            expected, actual, **tolerance(engine, "gradient"), what=f"gradient of input {index}"
+        )

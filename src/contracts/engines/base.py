@@ -8,6 +8,7 @@ stay engine-neutral.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -70,6 +71,19 @@ REFERENCE_ONLY = "a reference-only family: its tests exercise this project's own
 CONTRACT_FAMILIES = frozenset({"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"})
 
 
+# The dtypes an engine may declare (Engine.dtype); the spec row T.rule.tolerance says how each
+# comparison's tolerance scales with the dtype's machine epsilon and which rows hold only at float64.
+DTYPES = ("float64", "float32")
+# A convention for one case of a row: "ROW_ID[case]", the case one of the ids the row's `cases` lists.
+CASE_KEY = re.compile(r"(?P<row>[^\[\]]+)\[(?P<case>[^\[\]]+)\]")
+
+
+def convention_target(key: str) -> tuple[str, str | None]:
+    """The row id and case id (None: the whole row) a conventions key names."""
+    match = CASE_KEY.fullmatch(key)
+    return (key, None) if match is None else (match["row"], match["case"])
+
+
 class MissingExtraError(ImportError):
     """An adapter's engine is not installed: the message says which extra installs it."""
 
@@ -87,18 +101,34 @@ class Engine:
 
     name: ClassVar[str] = "abstract"
     capabilities: ClassVar[frozenset[str]] = frozenset()
-    # row id -> why this engine differs from the spec by design (the row is reported, not failed)
+    # row id -> why this engine differs from the spec by design (the row's tests are n/a, not failed);
+    # "ROW_ID[case]" -> why, for one of the cases the row lists (only that case's tests are n/a)
     conventions: ClassVar[Mapping[str, str]] = {}
+    # the floating dtype the engine computes in (one of DTYPES): tolerances scale with its epsilon
+    dtype: ClassVar[str] = "float64"
     # capability -> why the engine lacks it (optional: only makes the "not applicable" reason clearer)
     lacking: ClassVar[Mapping[str, str]] = {}
 
-    def lacks(self, capability: str, row_id: str | None = None) -> str | None:
-        """None when the engine can run the row; otherwise the reason it is not applicable."""
-        if row_id is not None and row_id in self.conventions:
-            return f"{self.name} convention: {self.conventions[row_id]}"
+    def lacks(self, capability: str, row_id: str | None = None, case: str | None = None) -> str | None:
+        """None when the engine can run the row (the given case of it; None: a test of every case);
+        otherwise the reason it is not applicable."""
+        convention = self.convention(row_id, case) if row_id is not None else None
+        if convention is not None:
+            return convention
         if capability not in self.capabilities:
             why = self.lacking.get(capability)
             return f"{self.name} does not provide {capability}" + (f" ({why})" if why else "")
+        return None
+
+    def convention(self, row_id: str, case: str | None) -> str | None:
+        """The reason the engine's convention leaves the row (or the given case of it) out, else None.
+        A test of no particular case (case None) covers every case, so any case convention leaves it out."""
+        if row_id in self.conventions:
+            return f"{self.name} convention: {self.conventions[row_id]}"
+        for key, why in self.conventions.items():
+            target, case_id = convention_target(key)
+            if target == row_id and case in (None, case_id):
+                return f"{self.name} convention for {key}: {why}"
         return None
 
     def version(self) -> str | None:

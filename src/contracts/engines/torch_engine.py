@@ -110,8 +110,9 @@ class TorchEngine(Engine):
     # S06.rule.grad-error (logsumexp's backward goes through the rounded result: ~4,000 eps64 at
     # |x| ~ 1e4) and S08.rule.stability (rms_norm's backward underflows (ms + eps)^(-3/2) above ~1e103).
     conventions: ClassVar[Mapping[str, str]] = {
-        "T.rule.tie": "torch.maximum splits the gradient 0.5/0.5 between a and b where a == b; the spec "
-        "gives all of it to the first argument",
+        # only maximum's case: torch.relu's gradient at 0 is 0, as the spec says, so the relu case runs
+        "T.rule.tie[maximum]": "torch.maximum splits the gradient 0.5/0.5 between a and b where a == b; "
+        "the spec gives all of it to the first argument",
         "S05.fail.sequence-length": "torch has no sequence-length check: T > C is refused only by the "
         "position table's lookup, as IndexError (index out of range in self), not ShapeError",
         # Conventions, not only a lacking tensor.domain: the rows' boundary tests would pass on torch

@@ -203,6 +203,7 @@ def load_spec_file(path: Path, file_schema: dict[str, Any]) -> list[SpecRow]:
     for row in rows:
         check_expressions(row)
         check_examples(row)
+        check_cases(row)
     return rows
 
 
@@ -231,6 +232,20 @@ def check_expressions(row: SpecRow) -> None:
             parse_expression(text, symbols, row.functions)
         except ExpressionError as error:
             raise spec_error(f"{row.file}: row {row.id!r}: {field}: {error}") from None
+
+
+def check_cases(row: SpecRow) -> None:
+    """A rule example's `case` is one of the cases its row lists (adapters' conventions name them; a
+    precedence example's `case` is its call, not a case id)."""
+    if row.kind != "rule":
+        return
+    cases = row.get("cases", {})
+    for index, example in enumerate(row.get("examples", ())):
+        if "case" in example and example["case"] not in cases:
+            raise spec_error(
+                f"{row.file}: row {row.id!r}: examples/{index}: case {example['case']!r} is not one of "
+                f"the row's cases ({', '.join(cases) or 'none'})"
+            )
 
 
 def check_examples(row: SpecRow) -> None:
@@ -272,6 +287,9 @@ def check_references(rows: list[SpecRow]) -> None:
         for target in row.get("enforced_by", ()):
             if target not in seen:
                 raise spec_error(f"{row.file}: row {row.id!r}: enforced_by names unknown row {target!r}")
+        for target in row.get("float64_only", {}):
+            if target not in seen:
+                raise spec_error(f"{row.file}: row {row.id!r}: float64_only names unknown row {target!r}")
         named = [*row.get("order", ()), *(target for pair in row.get("unordered", ()) for target in pair)]
         for target in named:
             if target not in seen:

@@ -78,6 +78,11 @@ def header_lines(report: Report) -> list[str]:
     selection = {key: value for key, value in report.selection.items() if value}
     if selection:
         lines.append("selection: " + ", ".join(f"{key} {value}" for key, value in selection.items()))
+    dtype = engine.get("dtype", "float64")
+    if dtype != "float64":
+        lines.append(
+            f"dtype {dtype}: tolerances scale with its epsilon, float64-only rows are n/a (T.rule.tolerance)"
+        )
     conventions: Mapping[str, str] = engine["conventions"]
     if conventions:
         lines.append(f"conventions declared by {engine['name']} (reported as not applicable):")

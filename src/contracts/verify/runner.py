@@ -24,7 +24,15 @@ from pathlib import Path
 from typing import Any
 
 import contracts
-from contracts.engines import SHIPPED, Engine, MissingExtraError, load_engine, selected_name
+from contracts.engines import (
+    SHIPPED,
+    DeclarationError,
+    Engine,
+    MissingExtraError,
+    check_declarations,
+    load_engine,
+    selected_name,
+)
 from contracts.packaged import SUITE_PACKAGE, packaged_suite
 from contracts.spec import SpecError, SpecRow, load_rows
 from contracts.spec.expr import parse_module
@@ -127,6 +135,14 @@ def resolve_engine(name: str) -> Engine:
         ) from None
 
 
+def check_engine(name: str, engine: Engine, rows: Sequence[SpecRow]) -> None:
+    """The adapter's conventions and dtype against the spec rows, or VerifyError (exit 2) naming the key."""
+    try:
+        check_declarations(engine, rows)
+    except DeclarationError as error:
+        raise VerifyError(f"--impl {name}: {error}") from None
+
+
 def module_root(engine: Engine) -> str | None:
     """The sys.path entry the adapter's top-level package was imported from (None for a module
     without a file); the child and the repro commands put it on PYTHONPATH."""
@@ -196,6 +212,7 @@ def engine_info(name: str, engine: Engine) -> dict[str, Any]:
         "version": engine.version(),
         "capabilities": sorted(engine.capabilities),
         "conventions": dict(engine.conventions),
+        "dtype": engine.dtype,
     }
 
 
@@ -370,6 +387,7 @@ def preflight(options: VerifyOptions) -> tuple[Path, str, Engine, list[SpecRow],
     impl = selected_name(options.impl)
     engine = resolve_engine(impl)
     rows = spec_rows(root)
+    check_engine(impl, engine, rows)
     prefixes = split_prefixes(options.rows)
     check_rows(rows, prefixes)
     return root, impl, engine, rows, prefixes
