@@ -13,9 +13,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
-import functools
 import io
-import itertools
 import json
 import subprocess
 import sys
@@ -27,8 +25,8 @@ from typing import TextIO
 from contracts import mutation, mutation_sample, mutation_shards
 
 EVERY = 30.0
+ENCODING = "utf-8"  # mutmut's output; a byte that is not UTF-8 is shown as U+FFFD, never an error
 MUTANTS = Path("mutants")  # mutmut's working directory, where the sample's files go too
-CHUNK = 4096  # bytes read at most at a time: mutmut's frames come without newlines, so no readline
 
 
 def frames(chunks: Iterable[str]) -> Iterator[str]:
@@ -74,16 +72,22 @@ def progress(lines: Iterable[str], clock: Callable[[], float], every: float) -> 
         yield previous
 
 
+def decoded(blocks: Iterable[bytes]) -> Iterator[str]:
+    """The text of the blocks as they come; a character split between two blocks is joined, and
+    one cut off at the end is shown as U+FFFD."""
+    decoder = codecs.getincrementaldecoder(ENCODING)(errors="replace")
+    for block in blocks:
+        yield decoder.decode(block)
+    yield decoder.decode(b"", final=True)
+
+
 def relay(process: subprocess.Popen[bytes], out: TextIO, clock: Callable[[], float], every: float) -> int:
     """Copy the process's throttled progress to out, live; its exit code."""
     stream = process.stdout
     assert isinstance(stream, io.BufferedIOBase)  # started with stdout=PIPE, buffered, binary
-    # read1 returns what the pipe holds (read(n) would wait for n bytes: no live progress); the
-    # incremental decoder joins a character split between two reads.
-    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
-    blocks = iter(functools.partial(stream.read1, CHUNK), b"")
-    chunks = itertools.chain((decoder.decode(block) for block in blocks), [decoder.decode(b"", final=True)])
-    for line in progress(frames(chunks), clock, every):
+    # read1 returns what the pipe holds, at most a buffer's worth (read(n) would wait for n bytes:
+    # no live progress, as measured by test_relay_prints_each_frame_while_the_child_still_runs)
+    for line in progress(frames(decoded(iter(stream.read1, b""))), clock, every):
         print(f"mutmut: {line}", file=out, flush=True)
     return process.wait()
 

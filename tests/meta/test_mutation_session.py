@@ -171,6 +171,15 @@ def test_relay_joins_a_character_split_between_two_reads() -> None:
     assert "mutmut: ⠋ 1/1 x\n" == out.getvalue()
 
 
+def test_relay_shows_bytes_that_are_not_utf8_and_a_cut_last_character_as_replacements() -> None:
+    """A stray byte and a character cut off at the end are each shown as U+FFFD, never an error."""
+    script = "import sys; sys.stdout.buffer.write(b'\\xff 1/2 x\\n\\xe2\\xa0')"
+    process = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE)
+    out = io.StringIO()
+    assert 0 == relay(process, out, ticking([0.0, 0.0]), every=0.0)
+    assert "mutmut: \ufffd 1/2 x\nmutmut: \ufffd\n" == out.getvalue()
+
+
 def test_run_mutmut_starts_mutmut_with_its_output_piped(monkeypatch: pytest.MonkeyPatch) -> None:
     """`mutmut run --max-children N` starts under this interpreter; its frames, on stdout and stderr,
     are relayed at the interval given (0: every frame)."""

@@ -1275,3 +1275,18 @@ def test_precedence_mutants() -> None:
     assert ["X.fail.p", "X.fail.r", "X.fail.q"] == mutants[1].row["order"]
     assert "X.fail.r" == mutants[2].row["examples"][0]["raises"]
     assert PRECEDENCE["order"] == ["X.fail.p", "X.fail.q", "X.fail.r"]  # the row itself is untouched
+
+
+def test_shards_deal_the_largest_rows_first_each_to_the_lightest_shard() -> None:
+    """Rows of 5, 3, 3, 1 mutants into 2 shards: (5, 1) and (3, 3) (a row weighs its mutants + 1);
+    one job is one shard; empty shards are dropped."""
+
+    def entry(row_id: str, size: int) -> RowMutants:
+        return RowMutants(
+            "x.toml", row_id, [Mutant(row_id, "expr", "operator", i, "m", {}) for i in range(size)]
+        )
+
+    entries = [entry("A", 1), entry("B", 3), entry("C", 5), entry("D", 3)]
+    assert [["C", "A"], ["B", "D"]] == [[e.row_id for e in shard] for shard in runner.shards(entries, 2)]
+    assert [["C", "B", "D", "A"]] == [[e.row_id for e in shard] for shard in runner.shards(entries, 1)]
+    assert [["C"], ["B"], ["D"], ["A"]] == [[e.row_id for e in shard] for shard in runner.shards(entries, 6)]

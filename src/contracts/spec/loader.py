@@ -108,7 +108,7 @@ def read_text(path: Path) -> str:
     if len(raw) > MAX_FILE_BYTES:
         raise spec_error(f"{path.name}: larger than {MAX_FILE_BYTES} bytes")
     try:
-        return raw.decode("utf-8")
+        return raw.decode()  # UTF-8: bytes.decode's default, whatever the locale
     except UnicodeDecodeError as error:
         raise spec_error(
             f"{path.name}: not UTF-8 (byte {raw[error.start]:#04x} at offset {error.start})"
