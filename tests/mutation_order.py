@@ -37,7 +37,8 @@ def recorded_durations() -> Mapping[str, float]:
         from mutmut.state import state
     except ImportError:  # not run by mutmut
         return {}
-    return state().duration_by_test
+    durations: Mapping[str, float] = state().duration_by_test  # typed here: mutmut may be untyped (lint env)
+    return durations
 
 
 def fastest_first(items: list[Item], durations: Mapping[str, float]) -> None:
