@@ -609,11 +609,3 @@ def test_messages_are_one_clipped_line() -> None:
     assert "a b" == str(spec_error("a\nb"))
     assert "x" * 500 == str(spec_error("x" * 500))
     assert "x" * 497 + "..." == str(spec_error("x" * 501))
-
-
-def test_an_endless_spec_file_is_refused_after_its_size_bound() -> None:
-    """A spec file is never read whole: an endless one (/dev/zero) is refused once it passes the bound."""
-    from contracts.spec.loader import MAX_FILE_BYTES, read_text
-
-    with pytest.raises(SpecError, match=rf"^zero: larger than {MAX_FILE_BYTES} bytes$"):
-        read_text(Path("/dev/zero"))
