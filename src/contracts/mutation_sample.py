@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import json
 import math
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from contracts.mutation import UNMUTATED_DECORATORS, decorator_name, load_equivalents
 from contracts.mutation_shards import read_verdicts, source_modules, status_of
+from contracts.spec_mutation import tomlwriter
 
 MUTANT_SEPARATOR = "__mutmut_"  # mutmut names a mutant <function name>__mutmut_<n>
 
@@ -88,12 +88,9 @@ def listed_in(path: Path, functions: Iterable[str]) -> dict[str, str]:
 
 
 def listing(entries: Mapping[str, str]) -> str:
-    """entries as the reviewed-list TOML the gate reads."""
-    blocks = [
-        f"[[mutant]]\nname = {json.dumps(name)}\nreason = {json.dumps(why)}\n"
-        for name, why in entries.items()
-    ]
-    return "\n".join(blocks)
+    """entries as the reviewed-list TOML the gate reads (empty: no entry)."""
+    mutants = [{"name": name, "reason": why} for name, why in entries.items()]
+    return tomlwriter.dumps({"mutant": mutants}) if mutants else ""
 
 
 def spread(verdicts: Mapping[str, int | None]) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import codecs
 import io
-import json
 import subprocess
 import sys
 import time
@@ -150,12 +149,10 @@ def run_sample(options: argparse.Namespace, gate_args: Sequence[str]) -> int:
         print(f"mutation: mutmut run exited {code}; no score", file=sys.stderr)
         return code
     verdicts = mutation_sample.sample_verdicts(MUTANTS, mutation.SOURCE, chosen)
-    files = {
-        name: MUTANTS / f"sample-{name}"
-        for name in ("stats.json", "results.txt", "equivalents.toml", "pending.toml")
-    }
-    files["stats.json"].write_bytes(json.dumps(mutation_shards.stats(verdicts), indent=4).encode())
-    files["results.txt"].write_bytes(mutation_shards.results_text(verdicts).encode())
+    files = {name: MUTANTS / f"sample-{name}" for name in ("equivalents.toml", "pending.toml")}
+    gate_files = mutation_shards.write_verdicts(
+        verdicts, MUTANTS / "sample-stats.json", MUTANTS / "sample-results.txt"
+    )
     for listed, path in (
         (mutation.EQUIVALENTS, files["equivalents.toml"]),
         (mutation.PENDING, files["pending.toml"]),
@@ -164,10 +161,7 @@ def run_sample(options: argparse.Namespace, gate_args: Sequence[str]) -> int:
     print(f"mutation sample: {len(verdicts)} mutants; score spread {mutation_sample.spread(verdicts)}")
     return mutation.main(
         [
-            "--stats",
-            str(files["stats.json"]),
-            "--results",
-            str(files["results.txt"]),
+            *gate_files,
             "--equivalents",
             str(files["equivalents.toml"]),
             "--pending",

@@ -175,11 +175,17 @@ def merge_main(options: argparse.Namespace, gate_args: list[str]) -> int:
     verdicts = merge(options.mutants, shards, modules)
     options.out.mkdir(parents=True, exist_ok=True)
     stats_path = options.out / "mutmut-cicd-stats.json"
-    results_path = options.out / "mutmut-results.txt"
+    gate_files = write_verdicts(verdicts, stats_path, options.out / "mutmut-results.txt")
+    print(f"merged {len(options.mutants)} shards: {len(verdicts)} mutants -> {stats_path}")
+    return mutation.main([*gate_files, *gate_args])
+
+
+def write_verdicts(verdicts: Mapping[str, int | None], stats_path: Path, results_path: Path) -> list[str]:
+    """The verdicts as the gate reads a mutmut run (its CI stats and its results listing), written to
+    the two paths; the gate options that name them."""
     stats_path.write_bytes((json.dumps(stats(verdicts), indent=4) + "\n").encode())
     results_path.write_bytes(results_text(verdicts).encode())
-    print(f"merged {len(options.mutants)} shards: {len(verdicts)} mutants -> {stats_path}")
-    return mutation.main(["--stats", str(stats_path), "--results", str(results_path), *gate_args])
+    return ["--stats", str(stats_path), "--results", str(results_path)]
 
 
 def parser() -> argparse.ArgumentParser:
