@@ -7,7 +7,7 @@ import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
@@ -600,6 +600,35 @@ def test_file_size_limit_at_its_edge(tmp_path: Path, size: int, refused: bool) -
             read_text(path)
     else:
         assert size == len(read_text(path))
+
+
+class EndlessSource:
+    """A file of endless bytes that refuses to be read whole (a read of everything would never end)."""
+
+    name = "endless.toml"
+
+    def open(self, mode: str) -> EndlessSource:
+        assert "rb" == mode
+        return self
+
+    def __enter__(self) -> EndlessSource:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+    def read(self, size: int | None = -1) -> bytes:
+        assert size is not None, "read(None) reads an endless file whole"
+        assert size > 0, f"read({size}) reads an endless file whole"
+        return b"#" * size
+
+
+def test_file_size_limit_reads_no_more_than_one_byte_past_it() -> None:
+    """An endless file is refused after reading at most the limit + 1 bytes, never read whole."""
+    from contracts.spec.loader import read_text
+
+    with pytest.raises(SpecError, match=r"^endless\.toml: larger than 131072 bytes$"):
+        read_text(cast(Path, EndlessSource()))
 
 
 def test_messages_are_one_clipped_line() -> None:

@@ -1290,3 +1290,7 @@ def test_shards_deal_the_largest_rows_first_each_to_the_lightest_shard() -> None
     assert [["C", "A"], ["B", "D"]] == [[e.row_id for e in shard] for shard in runner.shards(entries, 2)]
     assert [["C", "B", "D", "A"]] == [[e.row_id for e in shard] for shard in runner.shards(entries, 1)]
     assert [["C"], ["B"], ["D"], ["A"]] == [[e.row_id for e in shard] for shard in runner.shards(entries, 6)]
+    # The row's own weight decides here: (3+1) vs (1+1)+(1+1) is even, so the last row goes to the first
+    # shard; weighed by mutants alone (or less) the three small rows would all land on the second.
+    small = [entry("P", 3), entry("Q", 1), entry("R", 1), entry("S", 1)]
+    assert [["P", "S"], ["Q", "R"]] == [[e.row_id for e in shard] for shard in runner.shards(small, 2)]
