@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+import dataclasses
 import functools
 import json
 import math
@@ -11,10 +13,12 @@ import subprocess
 import sys
 import time
 import tomllib
+import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from contracts import cli
@@ -30,8 +34,9 @@ from contracts.spec_mutation import (
     summary,
     tomlwriter,
 )
+from contracts.spec_mutation import sample as spec_sample
 from contracts.spec_mutation.catalog import RowMutants, catalog, file_mutants, schema_context
-from contracts.spec_mutation.equivalence import equivalent, refused
+from contracts.spec_mutation.equivalence import equivalent, refused, value_at
 from contracts.spec_mutation.operators import NEVER_MATCHES, Mutant, row_mutants
 from contracts.verify.formats import format_markdown, format_table
 from tests.meta.argparse_spec import described as options_described
@@ -317,6 +322,19 @@ def test_equivalent_on_the_domain() -> None:
     assert not equivalent(gradient, {**gradient, "grads": {**gradient["grads"], "a": "1"}})  # a scalar
 
 
+def test_sampled_values_are_float_arrays_and_a_scalar_domain_error_is_undefined() -> None:
+    """The sampler compares float64 values: a scalar row's domain error is undefined (None), not nan
+    (numpy's functions are for gradient rows); an integer result is a float; numpy's floating-point
+    warnings stay silenced even where warnings are errors."""
+    assert value_at("log(x)", {"x": -1.0}, arrays=False) is None
+    integer = value_at("n ** 40", {"n": 10}, arrays=False)
+    assert ("float64", 1e40) == (str(integer.dtype), float(integer))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        undefined = value_at("log(x)", {"x": np.array([-1.0, 4.0])}, arrays=True)
+    assert [True, False] == [bool(v) for v in np.isnan(undefined)]
+
+
 def test_catalog_drops_and_counts(tmp_path: Path) -> None:
     """The catalog keeps real mutants and counts the refused, equivalent and repeated ones."""
     gradient: dict[str, Any] = {
@@ -452,7 +470,9 @@ class InProcess:
             return int(pytest.main([*self.args, "--import-mode=importlib"]))
 
 
-def run_sample(root: Path, monkeypatch: pytest.MonkeyPatch, jobs: int = 1) -> dict[str, Any]:
+def run_sample(
+    root: Path, monkeypatch: pytest.MonkeyPatch, jobs: int = 1, drawn: dict[str, Any] | None = None
+) -> dict[str, Any]:
     monkeypatch.setattr(subprocess, "Popen", InProcess)
     options = runner.RunOptions(
         root,
@@ -460,6 +480,7 @@ def run_sample(root: Path, monkeypatch: pytest.MonkeyPatch, jobs: int = 1) -> di
         jobs=jobs,
         suite=(str(root / "test_sample.py"),),
         rows_provider="sample_rows:all_rows",
+        sample=drawn,
     )
     return runner.run(options)
 
@@ -486,6 +507,51 @@ def test_runner_kills_every_mutant_of_a_well_tested_row(
     )
     assert "x.toml" == odd["file"]
     assert SAMPLE_SPEC == (sample / "specs" / "x.toml").read_text()  # never written to
+
+
+class Ticks:
+    """A monotonic clock that advances one tick (1/16 s, exact in binary) per reading."""
+
+    TICK = 0.0625
+
+    def __init__(self) -> None:
+        self.readings = 0
+
+    def monotonic(self) -> float:
+        self.readings += 1
+        return 1000.0 + self.readings * self.TICK
+
+
+def test_each_row_reports_one_progress_line_on_stderr_and_its_time_in_ms(
+    sample: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Per row, one stderr line 'spec-mutation ROW: killed/total killed'; a row's seconds are the
+    clock's advance across it (read once before and after the row, twice per mutant run) to 3 digits,
+    a mutant's to 4."""
+    monkeypatch.setattr(plugin, "time", Ticks())
+    results = run_sample(sample, monkeypatch)
+    out, err = capfd.readouterr()
+    progress = [line for line in err.splitlines() if line.startswith("spec-mutation ")]
+    assert ["spec-mutation X.cost.odd: 13/13 killed", "spec-mutation X.rule.untested: 0/2 killed"] == progress
+    assert "spec-mutation " not in out
+    odd, untested = results["rows"]
+    # 13 mutants run: 2 + 2 * 13 readings, 27 ticks = 1.6875 s, kept as 1.688 (3 digits, half to even)
+    assert [1.688, 0.062] == [odd["seconds"], untested["seconds"]]
+    assert {0.0625} == {m["seconds"] for m in odd["mutants"]}
+    assert {0.0} == {m["seconds"] for m in untested["mutants"]}
+
+
+def test_a_sampled_run_takes_only_the_drawn_rows(sample: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """At 50 % with seed '4' only X.cost.odd is drawn (X.rule.untested is not); seed '3' draws neither,
+    and a run that ran no mutant fails the gate: nothing verified is never green."""
+    drawn = run_sample(sample, monkeypatch, drawn={"seed": "4", "percent": 50.0})
+    assert ["X.cost.odd"] == [row["row_id"] for row in drawn["rows"]]
+    assert 13 == len(drawn["rows"][0]["mutants"])
+    nothing = {"spec": run_sample(sample, monkeypatch, drawn={"seed": "3", "percent": 50.0})}
+    assert [] == nothing["spec"]["rows"]
+    assert ["no mutant ran: nothing was verified (check --rows and --sample)"] == gate.problems(
+        nothing, gate.Listed({}, {})
+    )
 
 
 def test_weakened_golden_fails_the_gate_naming_the_mutant(
@@ -777,9 +843,13 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     )
     try:
         results = runner.run_statements(options)
+        sampled = runner.run_statements(dataclasses.replace(options, sample={"seed": "4", "percent": 50.0}))
     finally:
         for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
             del sys.modules[name]
+    assert ["sample_pkg.impl:untested:delete:0", "sample_pkg.impl:Child.run:delete:0"] == [
+        m["id"] for m in sampled["mutants"]
+    ]  # the sample's functions only (see the sampled plan's test)
     assert [
         ("sample_pkg.impl:guarded:delete:0", "killed", 1, "delete `if x < 0:`"),
         ("sample_pkg.impl:unchecked:delete:0", "survived", 1, "delete `if x > 100:`"),
@@ -789,6 +859,20 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "the mutant changes the function's closure" == results["mutants"][3]["error"]
     assert "statement" == results["kind"]
     assert IMPL == (tmp_path / "src" / "sample_pkg" / "impl.py").read_text()  # never edited in place
+
+
+def test_a_sampled_statement_plan_holds_only_the_drawn_functions(tmp_path: Path) -> None:
+    """At 50 % with seed '4' the drawn functions are `untested` and `Child.run`: only their guards
+    become statement mutants; without a sample every function's do."""
+    (tmp_path / "src" / "sample_pkg").mkdir(parents=True)
+    (tmp_path / "src" / "sample_pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "sample_pkg" / "impl.py").write_text(IMPL)
+    drawn = runner.statement_plan(tmp_path, "sample_pkg", tmp_path / "a", {"seed": "4", "percent": 50.0})
+    assert ["sample_pkg.impl:untested:delete:0", "sample_pkg.impl:Child.run:delete:0"] == [
+        entry["id"] for entry in drawn
+    ]
+    everything = runner.statement_plan(tmp_path, "sample_pkg", tmp_path / "b")
+    assert 4 == len(everything)
 
 
 def traced_target(x: int) -> int:
@@ -974,6 +1058,91 @@ def test_gate_checks_vanished_listings_only_where_the_run_looked() -> None:
     everything = {**chosen, "spec": {**chosen["spec"], "selection": []}, "statements": {"mutants": []}}
     assert 3 == sum("no longer exists" in line for line in gate.problems(everything, listed))
     assert not gate.was_run("A.x:1", {"statements": {}})
+
+
+def test_a_sampled_run_judges_only_the_listings_its_sample_could_meet() -> None:
+    """At 50 % with seed '0', rows D.w and E.v are drawn, A.x and C.q are not, nor function contracts.m:f:
+    only a listed mutant or row the sample draws can be reported as vanished."""
+    listed = gate.Listed(
+        {"A.x:9": "r", "D.w:9": "r", "contracts.m:f:delete:0": "r"}, {"C.q": "r", "E.v": "r"}
+    )
+    drawn = {"sample": {"seed": "0", "percent": 50.0}, "statements": {"mutants": []}}
+    results = {**drawn, "spec": {"selection": [], "rows": [RESULTS["spec"]["rows"][0]]}}
+    assert [
+        f"listed mutant no longer exists: D.w:9; remove it from {gate.EQUIVALENTS}",
+        f"listed row no longer exists or now has mutants: E.v; remove it from {gate.EQUIVALENTS}",
+    ] == [line for line in gate.problems(results, listed) if "no longer exists" in line]
+    whole = {**results, "sample": None}
+    assert 5 == sum("no longer exists" in line for line in gate.problems(whole, listed))
+    assert gate.was_run("contracts.m:f:delete:0", whole)
+    assert not gate.was_run("contracts.m:f:delete:0", results)
+    assert gate.was_run("contracts.m:f:delete:0", {**results, "sample": {"seed": "1", "percent": 50.0}})
+
+
+def test_a_sampled_report_says_it_is_a_sample() -> None:
+    """The report line names the sample's percentage and seed; a whole run's says nothing of one."""
+    drawn = {**RESULTS, "sample": {"seed": "7", "percent": 12.5}}
+    assert gate.report(drawn, gate.Listed({}, {})).endswith(
+        "12.5 s); a 12.5 % sample of the rows and guarded functions (seed '7')"
+    )
+    assert gate.report(RESULTS, gate.Listed({}, {})).endswith("12.5 s)")
+
+
+def test_sample_keys_are_the_row_or_the_function() -> None:
+    """A spec mutant is drawn by its row id, a statement mutant by its module:qualname."""
+    assert "S03.grad.add" == spec_sample.key("S03.grad.add:expr:operator:0", statement=False)
+    assert "contracts.a.b:C.f" == spec_sample.key("contracts.a.b:C.f:delete:0", statement=True)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("100", 100.0),
+        ("0.5", 0.5),
+        ("25", 25.0),
+        ("0", None),
+        ("-5", None),
+        ("100.01", None),
+        ("nan", None),
+        ("inf", None),
+        ("ten", None),
+    ],
+    ids=lambda value: repr(value),
+)
+def test_sample_percentage(text: str, expected: float | None) -> None:
+    """--sample takes a percentage in (0, 100]; anything else is refused naming the value."""
+    if expected is None:
+        with pytest.raises(
+            argparse.ArgumentTypeError, match=rf"^'{text}' is not a percentage in \(0, 100\]$"
+        ):
+            spec_sample.percent(text)
+    else:
+        assert expected == spec_sample.percent(text)
+
+
+def test_main_records_the_sample_in_the_options_and_the_results(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """--sample 30 --sample-seed 2 reaches the runs and the results file; 100 (the default) is no sample;
+    --sample 0 exits 2 with one line naming the value."""
+    seen: list[runner.RunOptions] = []
+
+    def spec_run(options: runner.RunOptions) -> dict[str, Any]:
+        seen.append(options)
+        return {"seconds": 1.0, "cpu_seconds": 1.0, "rows": [RESULTS["spec"]["rows"][0]]}
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(main, "run", spec_run)
+    out = tmp_path / "r.json"
+    main.main(["--out", str(out), "--no-statements", "--sample", "30", "--sample-seed", "2"])
+    assert {"seed": "2", "percent": 30.0} == seen[0].sample == json.loads(out.read_text())["sample"]
+    main.main(["--out", str(out), "--no-statements"])
+    assert (None, None) == (seen[1].sample, json.loads(out.read_text())["sample"])
+    capsys.readouterr()
+    with pytest.raises(SystemExit) as exited:
+        main.main(["--sample", "0"])
+    assert 2 == exited.value.code
+    assert capsys.readouterr().err.endswith("argument --sample: '0' is not a percentage in (0, 100]\n")
 
 
 # ---------------------------------------------------------------- statement plugin details
@@ -1207,6 +1376,30 @@ def test_main_options_and_their_help() -> None:
         (["--rows"], "rows", append, [], None, None, False, None, "PREFIX", "only these rows"),
         (["--no-statements"], "no_statements", flag, False, None, 0, False, None, None, "spec mutants only"),
         (
+            ["--sample"],
+            "sample",
+            store,
+            100.0,
+            "percent",
+            None,
+            False,
+            None,
+            "PERCENT",
+            "only the rows and guarded functions drawn at this percentage (default: 100, all)",
+        ),
+        (
+            ["--sample-seed"],
+            "sample_seed",
+            store,
+            "0",
+            None,
+            None,
+            False,
+            None,
+            "SEED",
+            "the sample's seed (default: 0)",
+        ),
+        (
             ["--gate-only"],
             "gate_only",
             flag,
@@ -1290,7 +1483,7 @@ def test_shards_deal_the_largest_rows_first_each_to_the_lightest_shard() -> None
     assert [["C", "A"], ["B", "D"]] == [[e.row_id for e in shard] for shard in runner.shards(entries, 2)]
     assert [["C", "B", "D", "A"]] == [[e.row_id for e in shard] for shard in runner.shards(entries, 1)]
     assert [["C"], ["B"], ["D"], ["A"]] == [[e.row_id for e in shard] for shard in runner.shards(entries, 6)]
-    # The row's own weight decides here: (3+1) vs (1+1)+(1+1) is even, so the last row goes to the first
-    # shard; weighed by mutants alone (or less) the three small rows would all land on the second.
-    small = [entry("P", 3), entry("Q", 1), entry("R", 1), entry("S", 1)]
-    assert [["P", "S"], ["Q", "R"]] == [[e.row_id for e in shard] for shard in runner.shards(small, 2)]
+    # The row's own weight of 1 decides here: 4+1 against (1+1)·2 then (1+1)·3 sends T to the first
+    # shard; a weight of 0 (or less) puts all four small rows on the second, a weight of 2 sends S.
+    small = [entry("P", 4), entry("Q", 1), entry("R", 1), entry("S", 1), entry("T", 1)]
+    assert [["P", "T"], ["Q", "R", "S"]] == [[e.row_id for e in shard] for shard in runner.shards(small, 2)]

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contracts.spec_mutation import sample
 from contracts.spec_mutation.status import KILLED, NO_TESTS, SATISFIED, SURVIVED, TIMEOUT
 
 DETECTED = (KILLED, TIMEOUT)  # a timeout is detected, as mutmut counts it
@@ -94,8 +95,12 @@ def score(found: Mapping[str, int]) -> float:
 
 
 def was_run(name: str, results: Mapping[str, Any]) -> bool:
-    """Whether the results cover the listed mutant's row (a run may choose rows) or module."""
-    if name.startswith(STATEMENT_PREFIX):
+    """Whether the results cover the listed mutant's row or function: a run may choose rows by
+    prefix, and a sampled run takes only its drawn rows and functions."""
+    statement = name.startswith(STATEMENT_PREFIX)
+    if not sample.taken(sample.key(name, statement), results.get("sample")):
+        return False
+    if statement:
         return "statements" in results
     chosen: list[str] | None = results.get("spec", {}).get("selection")  # row-id prefixes
     return "spec" in results and (not chosen or name.startswith(tuple(chosen)))
@@ -106,6 +111,8 @@ def problems(results: Mapping[str, Any], listed: Listed, threshold: float = THRE
     lines: list[str] = []
     found = counts(results, listed)
     value = score(found)
+    if found["total"] == 0:
+        lines.append("no mutant ran: nothing was verified (check --rows and --sample)")
     if value < threshold:
         lines.append(f"score {value:.2%} is below the threshold {threshold:.0%}")
     existing = {mutant["id"]: mutant for mutant in verdicts(results)}
@@ -135,6 +142,7 @@ def problems(results: Mapping[str, Any], listed: Listed, threshold: float = THRE
     lines.extend(
         f"listed row no longer exists or now has mutants: {name}; remove it from {EQUIVALENTS}"
         for name in sorted(set(listed.rows) - {row["row_id"] for row in spec_rows if not row["mutants"]})
+        if was_run(name, results)
     )
     return lines
 
@@ -164,5 +172,12 @@ def report(results: Mapping[str, Any], listed: Listed) -> str:
         f"{found['satisfied']} probe extensions the implementation already satisfies "
         f"({sum(len(r['mutants']) for r in spec.get('rows', []))} spec mutants over "
         f"{len(spec.get('rows', []))} rows, {len(statements.get('mutants', []))} statement mutants; "
-        f"{results.get('seconds', 0)} s)"
+        f"{results.get('seconds', 0)} s){sampled(results.get('sample'))}"
     )
+
+
+def sampled(drawn: Mapping[str, Any] | None) -> str:
+    """The report's note of a sampled run: which sample, so a reader never takes it for the whole."""
+    if drawn is None:
+        return ""
+    return f"; a {drawn['percent']:g} % sample of the rows and guarded functions (seed {drawn['seed']!r})"

@@ -8,8 +8,10 @@ import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from contracts.spec import spec_dir
+from contracts.spec_mutation import sample
 from contracts.spec_mutation.gate import EQUIVALENTS, THRESHOLD, load_listed, problems, report, warnings
 from contracts.spec_mutation.runner import RunOptions, run, run_statements
 from contracts.spec_mutation.summary import RESULTS
@@ -26,6 +28,14 @@ def parser() -> argparse.ArgumentParser:
     made.add_argument("-j", "--jobs", type=int, default=2, help="pytest sessions in parallel (default: 2)")
     made.add_argument("--rows", action="append", default=[], metavar="PREFIX", help="only these rows")
     made.add_argument("--no-statements", action="store_true", help="spec mutants only")
+    made.add_argument(
+        "--sample",
+        type=sample.percent,
+        default=sample.EVERYTHING,
+        metavar="PERCENT",
+        help="only the rows and guarded functions drawn at this percentage (default: 100, all)",
+    )
+    made.add_argument("--sample-seed", default="0", metavar="SEED", help="the sample's seed (default: 0)")
     made.add_argument("--gate-only", action="store_true", help="gate the existing results file")
     made.add_argument("--threshold", type=float, default=THRESHOLD)
     made.add_argument("--hypothesis-profile", dest="profile", default="mutation")
@@ -36,11 +46,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if not args.gate_only:
         root = Path(os.getcwd())
-        options = RunOptions(root, spec_dir(), args.jobs, args.profile, tuple(args.rows))
-        results = {"spec": run(options)}
+        drawn = sample.record(args.sample_seed, args.sample)
+        options = RunOptions(root, spec_dir(), args.jobs, args.profile, tuple(args.rows), sample=drawn)
+        results: dict[str, Any] = {"spec": run(options), "sample": drawn}
         if not args.no_statements:
             results["statements"] = run_statements(options)
-        parts = list(results.values())
+        parts = [results[part] for part in ("spec", "statements") if part in results]
         results["seconds"] = round(sum(part["seconds"] for part in parts), 1)
         results["cpu_seconds"] = round(sum(part["cpu_seconds"] for part in parts), 1)
         args.out.parent.mkdir(parents=True, exist_ok=True)

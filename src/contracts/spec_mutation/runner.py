@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contracts.spec_mutation import sample
 from contracts.spec_mutation.catalog import RowMutants, catalog, read_document
 from contracts.spec_mutation.statements import source_mutants
 
@@ -39,10 +40,18 @@ class RunOptions:
     rows_provider: str = "tests.spec_rows:all_rows"  # the suite's loaded rows (see the plugin)
     package: str = "contracts"  # statement mutants: the package under root/src
     statement_suite: tuple[str, ...] = ("tests",)
+    sample: dict[str, Any] | None = None  # sample.record(seed, percent); None: every row and guard
 
 
-def chosen(entries: Sequence[RowMutants], prefixes: Sequence[str]) -> list[RowMutants]:
-    return [e for e in entries if not prefixes or any(e.row_id.startswith(p) for p in prefixes)]
+def chosen(
+    entries: Sequence[RowMutants], prefixes: Sequence[str], drawn: dict[str, Any] | None = None
+) -> list[RowMutants]:
+    """The rows whose id starts with a prefix (any, when none is given) and that the sample takes."""
+    return [
+        e
+        for e in entries
+        if (not prefixes or any(e.row_id.startswith(p) for p in prefixes)) and sample.taken(e.row_id, drawn)
+    ]
 
 
 def shards(entries: Sequence[RowMutants], jobs: int) -> list[list[RowMutants]]:
@@ -150,7 +159,7 @@ def results(entries: Sequence[RowMutants], ran: Sequence[dict[str, Any]], second
 def run(options: RunOptions) -> dict[str, Any]:
     """Generate, run and collect every spec mutant of the chosen rows."""
     started, cpu = time.monotonic(), children_cpu()
-    entries = chosen(catalog(options.specs), options.rows)
+    entries = chosen(catalog(options.specs), options.rows, options.sample)
     ran = run_shards(options, shards(entries, options.jobs))
     found = results(entries, ran, time.monotonic() - started)
     return {**found, "selection": list(options.rows), "cpu_seconds": round(children_cpu() - cpu, 1)}
@@ -168,11 +177,16 @@ STATEMENT_IGNORED = ("tests/meta/test_verify_runs.py", "tests/meta/test_spec_mut
 OWN_PACKAGE = "spec_mutation"  # the tool itself (package.spec_mutation): mutmut mutates it
 
 
-def statement_plan(root: Path, package: str, scratch: Path) -> list[dict[str, Any]]:
-    """Every statement mutant of root/src/package, each module text written under scratch (a copy of src)."""
+def statement_plan(
+    root: Path, package: str, scratch: Path, drawn: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Every statement mutant of root/src/package (of the sample's functions), each module text
+    written under scratch (a copy of src)."""
     entries = []
     for mutant in source_mutants(root / "src", package):
         if mutant.module.startswith(f"{package}.{OWN_PACKAGE}"):
+            continue
+        if not sample.taken(f"{mutant.module}:{mutant.qualname}", drawn):
             continue
         place = scratch / mutant.mutant_id().replace(":", "/") / mutant.path.relative_to(root / "src")
         place.parent.mkdir(parents=True, exist_ok=True)
@@ -195,7 +209,7 @@ def run_statements(options: RunOptions) -> dict[str, Any]:
     started, cpu = time.monotonic(), children_cpu()
     with tempfile.TemporaryDirectory(prefix="statement-mutation-") as scratch:
         place = Path(scratch)
-        entries = statement_plan(options.root, options.package, place / "src")
+        entries = statement_plan(options.root, options.package, place / "src", options.sample)
         plan_file, out_file, log = place / "plan.json", place / "out.json", place / "pytest.log"
         plan_file.write_text(json.dumps(entries))
         arguments = [
