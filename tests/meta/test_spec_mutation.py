@@ -266,7 +266,8 @@ def test_contract_mutants() -> None:
 
 
 def test_rule_mutants() -> None:
-    """Rule rows: every claim of every example ±1 (nested numbers too), booleans flipped, inputs kept."""
+    """Rule rows: every claim of every example ±1 (nested numbers too), booleans flipped, inputs (where,
+    inputs, upstream, params) kept."""
     row = {
         "id": "X.rule.r",
         "kind": "rule",
@@ -275,6 +276,7 @@ def test_rule_mutants() -> None:
                 "where": {"a": 1},
                 "inputs": [1],
                 "upstream": 1,
+                "params": {"axis": 0, "eps": 1e-6},
                 "op": "add",
                 "out": [[1, 2.5], "s", True],
                 "refused": True,
@@ -297,9 +299,13 @@ def test_rule_mutants() -> None:
 
 
 def test_refused_by_the_loader() -> None:
-    """A symbol as exponent is refused by the loader; the original row is not."""
+    """A symbol as exponent, or a formula that does not evaluate at an example, is refused by the
+    loader; the original row is not."""
     assert refused({**FORMULA, "expr": "2 ** K"}, frozenset())
     assert not refused(FORMULA, frozenset())
+    # one that does not evaluate at an example (K = 3 there) is refused too; elsewhere it is not
+    assert refused({**FORMULA, "expr": "K / (K - 3)"}, frozenset())
+    assert not refused({**FORMULA, "expr": "K / (K - 4)"}, frozenset())
 
 
 def test_equivalent_on_the_domain() -> None:
@@ -798,12 +804,25 @@ class Child(Base):
         return x
 """
 
-IMPL_TESTS = """import pytest
+IMPL_TESTS = """import os
+import time
+
+import pytest
 
 from sample_pkg.impl import Child, guarded, unchecked
 
 
+def test_guarded_slowly():
+    time.sleep(0.2)
+    with open(os.environ["RAN_LOG"], "a") as log:
+        log.write("slow ")
+    with pytest.raises(ValueError, match="negative"):
+        guarded(-1)
+
+
 def test_guarded():
+    with open(os.environ["RAN_LOG"], "a") as log:
+        log.write("fast ")
     with pytest.raises(ValueError, match="negative"):
         guarded(-1)
 
@@ -826,12 +845,20 @@ class InProcessRun:
         self.returncode = int(pytest.main([*args[3:], "--import-mode=importlib", "-p", "no:randomly"]))
 
 
+def write_impl_package(root: Path) -> None:
+    """root/src/sample_pkg (IMPL) and root/test_impl.py (IMPL_TESTS)."""
+    (root / "src" / "sample_pkg").mkdir(parents=True)
+    (root / "src" / "sample_pkg" / "__init__.py").write_text("")
+    (root / "src" / "sample_pkg" / "impl.py").write_text(IMPL)
+    (root / "test_impl.py").write_text(IMPL_TESTS)
+
+
 def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A deleted guard a test checks is killed; one no test checks survives; an uncalled one has no tests."""
-    (tmp_path / "src" / "sample_pkg").mkdir(parents=True)
-    (tmp_path / "src" / "sample_pkg" / "__init__.py").write_text("")
-    (tmp_path / "src" / "sample_pkg" / "impl.py").write_text(IMPL)
-    (tmp_path / "test_impl.py").write_text(IMPL_TESTS)
+    """A deleted guard a test checks is killed (by its fastest test first: the slow one never runs on
+    the mutant); one no test checks survives; an uncalled one has no tests."""
+    log = tmp_path / "ran.log"
+    monkeypatch.setenv("RAN_LOG", str(log))
+    write_impl_package(tmp_path)
     (tmp_path / "src" / "sample_pkg" / "spec_mutation").mkdir()  # the tool's own package: left out
     (tmp_path / "src" / "sample_pkg" / "spec_mutation" / "__init__.py").write_text(
         "def f(x):\n    check(x)\n"
@@ -843,6 +870,7 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     )
     try:
         results = runner.run_statements(options)
+        ran = log.read_text()
         sampled = runner.run_statements(dataclasses.replace(options, sample={"seed": "4", "percent": 50.0}))
     finally:
         for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
@@ -850,8 +878,10 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert ["sample_pkg.impl:untested:delete:0", "sample_pkg.impl:Child.run:delete:0"] == [
         m["id"] for m in sampled["mutants"]
     ]  # the sample's functions only (see the sampled plan's test)
+    # the profiled pass runs both in collection order; the guard's mutant, only the fast one
+    assert "slow fast fast " == ran
     assert [
-        ("sample_pkg.impl:guarded:delete:0", "killed", 1, "delete `if x < 0:`"),
+        ("sample_pkg.impl:guarded:delete:0", "killed", 2, "delete `if x < 0:`"),
         ("sample_pkg.impl:unchecked:delete:0", "survived", 1, "delete `if x > 100:`"),
         ("sample_pkg.impl:untested:delete:0", "no tests", 0, "delete `check(x)`"),
         ("sample_pkg.impl:Child.run:delete:0", "not run", 1, "delete `if x < 0:`"),
@@ -861,12 +891,72 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert IMPL == (tmp_path / "src" / "sample_pkg" / "impl.py").read_text()  # never edited in place
 
 
+def test_statement_run_from_mutmut_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Given mutmut's stats, the run makes no profiled pass: its map says which tests call each function
+    (mutmut's names), their times order them, and the verdicts are the profiled run's."""
+    log = tmp_path / "ran.log"
+    monkeypatch.setenv("RAN_LOG", str(log))
+    write_impl_package(tmp_path)
+    stats = {
+        "tests_by_mangled_function_name": {
+            "sample_pkg.impl.x_guarded": ["test_impl.py::test_guarded_slowly", "test_impl.py::test_guarded"],
+            "sample_pkg.impl.x_unchecked": ["test_impl.py::test_unchecked", "test_gone.py::test_elsewhere"],
+            "sample_pkg.impl.xǁChildǁrun": ["test_impl.py::test_child"],
+        },
+        "duration_by_test": {"test_impl.py::test_guarded_slowly": 0.2, "test_impl.py::test_guarded": 0.001},
+    }
+    (tmp_path / "stats.json").write_text(json.dumps(stats))
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    monkeypatch.setattr(subprocess, "run", InProcessRun)
+    options = runner.RunOptions(
+        tmp_path,
+        SPECS,
+        package="sample_pkg",
+        statement_suite=(f"--rootdir={tmp_path}", str(tmp_path / "test_impl.py")),
+        mutmut_stats=tmp_path / "stats.json",
+    )
+    try:
+        results = runner.run_statements(options)
+    finally:
+        for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
+            del sys.modules[name]
+    assert "fast " == log.read_text()  # no profiled pass; the guard's mutant ran its fastest test first
+    assert [
+        ("sample_pkg.impl:guarded:delete:0", "killed", 2),
+        ("sample_pkg.impl:unchecked:delete:0", "survived", 1),  # a test outside the session is no test
+        ("sample_pkg.impl:untested:delete:0", "no tests", 0),
+        ("sample_pkg.impl:Child.run:delete:0", "not run", 1),
+    ] == [(m["id"], m["status"], m["tests"]) for m in results["mutants"]]
+
+
+def test_mutmut_names_of_functions_and_methods() -> None:
+    """`module:f` is mutmut's `module.x_f`; `module:Class.method` is `module.xǁClassǁmethod`."""
+    assert "a.b.x_f" == statement_plugin.mutmut_name("a.b:f")
+    assert "a.b.xǁCǁrun" == statement_plugin.mutmut_name("a.b:C.run")
+
+
+def test_coverage_source_says_which_map_the_statement_run_uses(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An existing mutmut stats file is used and named; a missing one means a profiled pass, said aloud;
+    with no statement run, neither."""
+    stats = tmp_path / "mutmut-stats.json"
+    stats.write_text("{}")
+    assert stats == main.coverage_source(stats, no_statements=False)
+    assert main.coverage_source(tmp_path / "none.json", no_statements=False) is None
+    assert main.coverage_source(None, no_statements=False) is None
+    assert main.coverage_source(stats, no_statements=True) is None
+    assert [
+        f"spec-mutation: statement coverage map from mutmut's stats ({stats})",
+        "spec-mutation: statement coverage map from a profiled pass of the suite",
+        "spec-mutation: statement coverage map from a profiled pass of the suite",
+    ] == capsys.readouterr().out.splitlines()
+
+
 def test_a_sampled_statement_plan_holds_only_the_drawn_functions(tmp_path: Path) -> None:
     """At 50 % with seed '4' the drawn functions are `untested` and `Child.run`: only their guards
     become statement mutants; without a sample every function's do."""
-    (tmp_path / "src" / "sample_pkg").mkdir(parents=True)
-    (tmp_path / "src" / "sample_pkg" / "__init__.py").write_text("")
-    (tmp_path / "src" / "sample_pkg" / "impl.py").write_text(IMPL)
+    write_impl_package(tmp_path)
     drawn = runner.statement_plan(tmp_path, "sample_pkg", tmp_path / "a", {"seed": "4", "percent": 50.0})
     assert ["sample_pkg.impl:untested:delete:0", "sample_pkg.impl:Child.run:delete:0"] == [
         entry["id"] for entry in drawn
@@ -985,7 +1075,10 @@ def test_main_runs_and_writes(
     monkeypatch.setattr(main, "run", spec_run)
     monkeypatch.setattr(main, "run_statements", statement_run)
     out = tmp_path / "deep" / "er" / "r.json"  # missing parents are made
-    assert 1 == main.main(["--out", str(out), "-j", "3", "--rows", "A.", "--hypothesis-profile", "ci"])
+    stats = tmp_path / "mutmut-stats.json"
+    stats.write_text("{}")
+    arguments = ["--out", str(out), "-j", "3", "--rows", "A.", "--hypothesis-profile", "ci"]
+    assert 1 == main.main([*arguments, "--mutmut-stats", str(stats)])
     text = out.read_text()
     written = json.loads(text)
     assert (3.2, 5.2, ["m:f:delete:0"]) == (  # sums rounded to a tenth of a second
@@ -994,12 +1087,13 @@ def test_main_runs_and_writes(
         [m["id"] for m in written["statements"]["mutants"]],
     )
     assert text.startswith('{\n "spec": {\n  "seconds": 1.25,\n')  # one-space indents: diffable, small
-    assert (tmp_path, spec_dir(), 3, "ci", ("A.",)) == (
+    assert (tmp_path, spec_dir(), 3, "ci", ("A.",), stats) == (
         seen[0].root,
         seen[0].specs,
         seen[0].jobs,
         seen[0].profile,
         seen[0].rows,
+        seen[0].mutmut_stats,
     )
     assert seen == statements_seen  # the statement mutants run with the same options
     assert 1 == main.main(
@@ -1400,6 +1494,19 @@ def test_main_options_and_their_help() -> None:
             "the sample's seed (default: 0)",
         ),
         (
+            ["--mutmut-stats"],
+            "mutmut_stats",
+            store,
+            None,
+            "Path",
+            None,
+            False,
+            None,
+            "FILE",
+            "the statement mutants' coverage map from mutmut's stats of the same code, when the file "
+            "exists (tox runs mutation first); else a profiled pass of the suite",
+        ),
+        (
             ["--gate-only"],
             "gate_only",
             flag,
@@ -1468,6 +1575,11 @@ def test_precedence_mutants() -> None:
     assert ["X.fail.p", "X.fail.r", "X.fail.q"] == mutants[1].row["order"]
     assert "X.fail.r" == mutants[2].row["examples"][0]["raises"]
     assert PRECEDENCE["order"] == ["X.fail.p", "X.fail.q", "X.fail.r"]  # the row itself is untouched
+    # a pair the row declares unordered (either way round) is no swap: its order is not claimed
+    unordered = {**PRECEDENCE, "unordered": [["X.fail.r", "X.fail.q"]]}
+    assert ["X.order.a:order.0:swap:0", "X.order.a:examples.0.raises:other-fault:0"] == [
+        m.mutant_id() for m in row_mutants(unordered, {})
+    ]
 
 
 def test_shards_deal_the_largest_rows_first_each_to_the_lightest_shard() -> None:

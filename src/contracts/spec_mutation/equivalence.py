@@ -16,7 +16,7 @@ import numpy as np
 from contracts.spec import ExpressionError, SpecError, SpecRow
 from contracts.spec.expr import evaluate
 from contracts.spec.functions import SCALAR, array_functions
-from contracts.spec.loader import check_expressions, row_expressions
+from contracts.spec.loader import check_examples, check_expressions, row_expressions
 
 SAMPLES = 24
 UPSTREAM = {"min": -2.0, "max": 2.0, "type": "float"}
@@ -24,9 +24,12 @@ SHAPE = (2, 2)  # square: matmul and transpose apply, and a swapped pair of oper
 
 
 def refused(row: Mapping[str, Any], functions: frozenset[str]) -> bool:
-    """True when the loader would refuse the row's expressions."""
+    """True when the loader would refuse the row's expressions, or a formula that does not evaluate
+    at one of its examples (e.g. a mutant dividing by a symbol the example sets to 0)."""
+    loaded = SpecRow(dict(row), "-", "-", functions)
     try:
-        check_expressions(SpecRow(dict(row), "-", "-", functions))
+        check_expressions(loaded)
+        check_examples(loaded)
     except SpecError:
         return True
     return False

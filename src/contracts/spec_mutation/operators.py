@@ -14,7 +14,9 @@ from typing import Any
 from contracts.spec_mutation import expressions
 
 NEVER_MATCHES = r"\A(?!)"  # a pattern no message matches: the implementation's message included
-EXAMPLE_INPUTS = frozenset({"where", "inputs", "upstream"})  # example fields that are inputs, not claims
+EXAMPLE_INPUTS = frozenset(
+    {"where", "inputs", "params", "upstream"}
+)  # example fields that are inputs, not claims
 
 
 @dataclasses.dataclass(frozen=True)
@@ -177,10 +179,14 @@ def rule_changes(row: Mapping[str, Any], _: Mapping[str, Any]) -> Iterator[Chang
 
 
 def precedence_changes(row: Mapping[str, Any], _: Mapping[str, Any]) -> Iterator[Change]:
-    """Two neighbouring checks of the order swapped; each example's winner replaced by its other fault."""
+    """Two neighbouring checks of the order swapped (unless the row declares that pair unordered: the
+    swap states the same claim); each example's winner replaced by its other fault."""
     order: list[str] = row["order"]
+    unordered = {frozenset(pair) for pair in row.get("unordered", [])}
     for position in range(len(order) - 1):
         first, second = order[position], order[position + 1]
+        if {first, second} in unordered:
+            continue
         swapped = [*order[:position], second, first, *order[position + 2 :]]
         yield (f"order.{position}", "swap", f"{first} <-> {second}", setter(["order"], swapped))
     for index, example in enumerate(row["examples"]):

@@ -41,6 +41,7 @@ class RunOptions:
     package: str = "contracts"  # statement mutants: the package under root/src
     statement_suite: tuple[str, ...] = ("tests",)
     sample: dict[str, Any] | None = None  # sample.record(seed, percent); None: every row and guard
+    mutmut_stats: Path | None = None  # statement mutants' coverage map from mutmut's stats, not profiled
 
 
 def chosen(
@@ -223,6 +224,7 @@ def run_statements(options: RunOptions) -> dict[str, Any]:
             f"--hypothesis-profile={options.profile}",
             *PYTEST_OPTIONS,
             *(f"--ignore={ignored}" for ignored in STATEMENT_IGNORED),
+            *([f"--statement-mutation-stats={options.mutmut_stats}"] if options.mutmut_stats else []),
             *options.statement_suite,
         ]
         environment = {
