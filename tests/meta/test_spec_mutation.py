@@ -1296,6 +1296,36 @@ def test_run_mutant_reads_the_child(monkeypatch: pytest.MonkeyPatch, child: str,
     assert expected == statement_plugin.run_mutant(Holder.plain, Holder.plain.__code__, [], 2.0)
 
 
+def alive(pid: int) -> bool:
+    """Whether the process exists and is not a zombie waiting to be reaped."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+def test_a_timed_out_mutant_leaves_no_process_its_tests_started(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A test that started a process (a verify run) and hangs: the timeout kills both, no orphan runs on."""
+    pid_file = tmp_path / "grandchild.pid"
+
+    def hanging(function: Any, code: Any, tests: Any) -> int:
+        started = subprocess.Popen(["sleep", "60"])
+        pid_file.write_text(str(started.pid))
+        time.sleep(30)
+        return 0
+
+    monkeypatch.setattr(statement_plugin, "child_exit_code", hanging)
+    assert "timeout" == statement_plugin.run_mutant(Holder.plain, Holder.plain.__code__, [], 1.0)
+    grandchild = int(pid_file.read_text())
+    deadline = time.monotonic() + 10
+    while alive(grandchild) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not alive(grandchild)
+
+
 class Outcome:
     """A test report as child_exit_code reads it."""
 

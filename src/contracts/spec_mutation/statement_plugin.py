@@ -10,6 +10,7 @@ tree is never edited, and each mutant lives only in its own child process.
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import json
 import os
@@ -147,14 +148,17 @@ def run_mutant(
 ) -> str:
     child = os.fork()
     if child == 0:  # pragma: no cover (the child exits without saving coverage data)
+        os.setpgid(0, 0)  # its own process group: a timeout kills what its tests started too
         os._exit(child_exit_code(function, code, tests))  # child_exit_code is tested in-process
+    with contextlib.suppress(OSError):  # set from both sides, so it holds before either runs on
+        os.setpgid(child, child)
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         done, status = os.waitpid(child, os.WNOHANG)
         if done:
             return KILLED if os.waitstatus_to_exitcode(status) != 0 else SURVIVED
         time.sleep(0.01)
-    os.kill(child, signal.SIGKILL)
+    os.killpg(child, signal.SIGKILL)  # the child and every process its tests started (a verify run)
     os.waitpid(child, 0)
     return TIMEOUT
 
