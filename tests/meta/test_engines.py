@@ -150,6 +150,12 @@ def declaring(conventions: Mapping[str, str], dtype: str = "float64") -> Engine:
             id="row-without-cases",
         ),
         pytest.param(
+            {"T.rule.nope[relu]": "x"},
+            "float64",
+            r"^declaring: conventions key 'T.rule.nope\[relu\]' names no spec row$",
+            id="row-with-a-case",
+        ),
+        pytest.param(
             {"T.rule.tie[relu": "x"}, "float64", r"'T.rule.tie\[relu' names no spec row$", id="malformed"
         ),
         pytest.param(

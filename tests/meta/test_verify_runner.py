@@ -459,3 +459,23 @@ def test_run_pytest_in_a_real_child(tmp_path: Path) -> None:
     script += "sys.exit(1)"
     code, results = run_pytest([sys.executable, "-c", script, str(out)], ROOT, out, log, progress=False)
     assert (1, {"tests": []}, str(ROOT)) == (code, results, log.read_text().strip())
+
+
+def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path) -> None:
+    """With every argument bad, preflight names --impl, then --output, --pytest-log, --mutation-stats,
+    each once the ones before it are mended: one line, the same argument whatever else is wrong."""
+    missing = str(tmp_path / "no" / "such" / "dir" / "file")
+    bad: dict[str, Any] = {"impl": " ", "output": missing, "pytest_log": missing, "mutation_stats": missing}
+    expected = [
+        "--impl is empty: name an engine (reference, torch, micrograd or pkg.module:Class)",
+        f"--output {missing}: cannot write there (not a file in an existing directory)",
+        f"--pytest-log {missing}: cannot write there (not a file in an existing directory)",
+        f"--mutation-stats {missing}: no such file",
+    ]
+    seen = []
+    for mended in range(len(bad)):
+        arguments = {name: value for index, (name, value) in enumerate(bad.items()) if index >= mended}
+        with pytest.raises(VerifyError) as refused:
+            runner.preflight(VerifyOptions(**arguments))
+        seen.append(str(refused.value))
+    assert expected == seen

@@ -221,6 +221,28 @@ def test_a_replaced_gain_is_refused_naming_the_norm(engine: Engine, case: dict[s
 
 
 @pytest.mark.spec("S08.rule.gain-seal")
+@given(case=s.block_case())
+def test_a_gain_aliasing_an_mlp_weight_is_refused_as_an_alias(engine: Engine, case: dict[str, Any]) -> None:
+    """A gain element replaced by an MLP weight's Value is refused block-wide as an alias naming both
+    positions (not only as a changed storage), before any operation."""
+    require(engine, "linear")
+    block = counted_block(case)
+    x = input_matrix(1, case["widths"][0])
+    block.forward(x)
+    values = list(block.gain.values)
+    values[-1] = block.mlp.layers[0].weight.rows[0][0]
+    block.gain = Vector.trusted(tuple(values))
+    counter = CountingValue.reset()
+    with pytest.raises(
+        ParameterIdentityError,
+        match=r"^Block\.forward: undeclared parameter alias: '[\w.]*norm\.gain\[\d+\]' and "
+        r"'[\w.]*mlp\.fc1\.weight\[0,0\]' are the same Value object \(layer 'fc1'\)",
+    ):
+        block.forward(x)
+    assert 0 == counter.operations
+
+
+@pytest.mark.spec("S08.rule.gain-seal")
 @given(case=s.block_case(), data=st.data())
 def test_in_place_gain_updates_between_forwards_are_used(
     engine: Engine, case: dict[str, Any], data: st.DataObject
