@@ -1,7 +1,7 @@
 """The spec-mutation sample: whole rows and whole guarded functions, drawn like mutmut's sample.
 
-CI cannot afford every spec and statement mutant on two cores beside the rest of the suite, so it
-runs a deterministic sample: a row (by its id) or a function (by `module:qualname`) is in it when
+For a quick run, or a machine that cannot afford the whole (CI runs the whole today), a deterministic
+sample: a row (by its id) or a function (by `module:qualname`) is in it when
 contracts.mutation_sample.drawn says so for the seed and percentage. The results record the sample,
 so the gate judges only the listed mutants the sample could have met.
 """
