@@ -37,9 +37,14 @@ def function_names(module: str, path: Path) -> list[str]:
                 continue
             if {decorator_name(d) for d in member.decorator_list} - UNMUTATED_DECORATORS:
                 continue
-            owner = f"xǁ{node.name}ǁ" if isinstance(node, ast.ClassDef) else "x_"
-            found.append(f"{module}.{owner}{member.name}")
+            owner = node.name if isinstance(node, ast.ClassDef) else ""
+            found.append(mutmut_name(module, owner, member.name))
     return found
+
+
+def mutmut_name(module: str, owner: str, function: str) -> str:
+    """mutmut's name of a function (owner empty) or a method: `module.x_f`, `module.xǁClassǁmethod`."""
+    return f"{module}.xǁ{owner}ǁ{function}" if owner else f"{module}.x_{function}"
 
 
 def all_functions(source: Path) -> list[str]:

@@ -41,6 +41,7 @@ from contracts.spec_mutation.operators import NEVER_MATCHES, Mutant, row_mutants
 from contracts.verify.formats import format_markdown, format_table
 from tests.meta.argparse_spec import described as options_described
 from tests.meta.test_verify_report import make_report
+from tests.processes import ended_within
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 CONTEXT = {
@@ -1296,15 +1297,6 @@ def test_run_mutant_reads_the_child(monkeypatch: pytest.MonkeyPatch, child: str,
     assert expected == statement_plugin.run_mutant(Holder.plain, Holder.plain.__code__, [], 2.0)
 
 
-def alive(pid: int) -> bool:
-    """Whether the process exists and is not a zombie waiting to be reaped."""
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()[0]
-    except FileNotFoundError:
-        return False
-    return state != "Z"
-
-
 def test_a_timed_out_mutant_leaves_no_process_its_tests_started(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -1319,11 +1311,7 @@ def test_a_timed_out_mutant_leaves_no_process_its_tests_started(
 
     monkeypatch.setattr(statement_plugin, "child_exit_code", hanging)
     assert "timeout" == statement_plugin.run_mutant(Holder.plain, Holder.plain.__code__, [], 1.0)
-    grandchild = int(pid_file.read_text())
-    deadline = time.monotonic() + 10
-    while alive(grandchild) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not alive(grandchild)
+    assert ended_within(int(pid_file.read_text()), seconds=10)
 
 
 class Outcome:

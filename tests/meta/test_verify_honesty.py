@@ -21,6 +21,7 @@ import pytest
 import contracts
 from contracts.cli import main
 from contracts.verify.report import NOTHING_VERIFIED
+from tests.processes import ended_within
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = str(Path(contracts.__file__).resolve().parents[1])
@@ -339,14 +340,6 @@ class Slow(ReferenceEngine):
 """
 
 
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    return True
-
-
 @children
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_stops_pytest_and_removes_temporary_files(tmp_path: Path, signum: int) -> None:
@@ -370,11 +363,7 @@ def test_a_signal_stops_pytest_and_removes_temporary_files(tmp_path: Path, signu
     assert 128 + signum == verify.returncode
     assert f"interrupted by {signal.Signals(signum).name}" in err
     assert 1 == len(err.strip().splitlines())
-    for _ in range(100):
-        if not alive(child):
-            break
-        time.sleep(0.1)
-    assert not alive(child)
+    assert ended_within(child, seconds=10)
     assert [] == list(temp.iterdir())
 
 

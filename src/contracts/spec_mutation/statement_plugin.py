@@ -25,6 +25,7 @@ from typing import Any
 import pytest
 from _pytest.runner import runtestprotocol
 
+from contracts import mutation_sample
 from contracts.spec_mutation.status import KILLED, NO_TESTS, NOT_RUN, SURVIVED, TIMEOUT
 
 FLOOR_SECONDS = 10.0  # a child slower than this plus 10x its tests' profiled time is a timeout (killed)
@@ -92,10 +93,10 @@ def coverage(
 
 
 def mutmut_name(name: str) -> str:
-    """mutmut's name of a function `module:qualname`: `module.x_f`, or `module.xǁClassǁmethod`."""
+    """mutmut's name of the function `module:qualname` (see contracts.mutation_sample.mutmut_name)."""
     module, _, qualname = name.partition(":")
     owner, _, function = qualname.rpartition(".")
-    return f"{module}.xǁ{owner}ǁ{function}" if owner else f"{module}.x_{function}"
+    return mutation_sample.mutmut_name(module, owner, function)
 
 
 def stats_coverage(
