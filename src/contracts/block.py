@@ -22,7 +22,7 @@ from contracts.frozen import Frozen, set_fields
 from contracts.init import Initializer, InitSpec
 from contracts.linear import checked_name, qualified
 from contracts.model import MLP, ModelPlan, ModelStorage, checked_widths
-from contracts.seal import ParameterRef, ParameterSeal, check_distinct
+from contracts.seal import ParameterRef, ParameterSeal
 from contracts.shapes import Matrix, Vector, checked_value_type
 from contracts.value import Value
 
@@ -233,12 +233,13 @@ class Block(Frozen):
         return self.seal.refs
 
     def verify_seal(self, where: str) -> tuple[ParameterRef, ...]:
-        """The sealed refs if the gain and the MLP's storage are the sealed objects; otherwise
-        names and aliases block-wide, the MLP's own seal (naming a layer), then the block's seal."""
+        """The sealed refs if the gain and the MLP's storage are the sealed objects; otherwise the
+        MLP's own seal (naming a layer), then the block's seal, whose first check is names and aliases
+        block-wide (a gain aliasing an MLP weight; the block's refs are the MLP's own after the gains,
+        so an alias inside the MLP reads the same whichever seal names it)."""
         if self.gain is self.sealed_gain and self.mlp.unchanged():
             return self.seal.refs
         refs = self.current_refs(where)
-        check_distinct(refs, where)
         self.mlp.verify_seal(where)
         self.seal.verify(refs, where)
         return refs

@@ -42,6 +42,11 @@ SOURCE = Path("src/contracts")
 UNMUTATED_DECORATORS = frozenset({"staticmethod", "classmethod"})
 NOT_KILLED = ("survived", "no tests", "suspicious", "segfault")
 UNFINISHED = ("not checked", "check was interrupted by user")
+# mutmut (and the statement mutants) fork a child per mutant from a process that has run torch: a
+# forked child waits forever on the parent's OpenMP/MKL worker threads (measured: torch_engine's
+# mutants all hung until mutmut's timeout, which counts a timeout as caught). One thread each: the
+# children run the same ops without a pool.
+FORK_SAFE_THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 
 
 def score(stats: Mapping[str, int]) -> float:
@@ -231,3 +236,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     raise SystemExit(main())
+
+
+def fork_safe_environment(environment: Mapping[str, str]) -> dict[str, str]:
+    """environment with the thread pools of numpy and torch at one thread (FORK_SAFE_THREADS)."""
+    return {**environment, **FORK_SAFE_THREADS}

@@ -105,9 +105,9 @@ def spread(verdicts: Mapping[str, int | None]) -> str:
         by_function.setdefault(function_of(name), []).append(status_of(code) in ("killed", "timeout"))
     clusters = [(sum(caught), len(caught)) for caught in by_function.values()]
     count = len(clusters)
-    total = sum(size for _, size in clusters)
-    if count < 2 or total == 0:
+    if count < 2:  # every cluster holds at least one mutant, so two clusters hold two
         return "n/a (fewer than two sampled functions with mutants)"
+    total = sum(size for _, size in clusters)
     ratio = sum(caught for caught, _ in clusters) / total
     mean_size = total / count
     residuals = sum((caught - ratio * size) ** 2 for caught, size in clusters)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import codecs
 import io
+import os
 import subprocess
 import sys
 import time
@@ -97,6 +98,7 @@ def run_mutmut(max_children: int, every: float, out: TextIO, names: Sequence[str
         [sys.executable, "-m", "mutmut", "run", "--max-children", str(max_children), *names],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
+        env=mutation.fork_safe_environment(os.environ),
     )
     return relay(process, out, time.monotonic, every)
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import subprocess
 import sys
@@ -166,7 +167,8 @@ def run_main(options: argparse.Namespace) -> int:
     shard = shards_of(options.source, count)[index - 1]
     print(f"mutation shard {index}/{count}: {len(shard)} modules: {' '.join(shard)}")
     sys.stdout.flush()  # this line before mutmut's output, which goes to the same descriptor
-    return subprocess.run(run_command(shard, options.max_children)).returncode
+    command = run_command(shard, options.max_children)
+    return subprocess.run(command, env=mutation.fork_safe_environment(os.environ)).returncode
 
 
 def merge_main(options: argparse.Namespace, gate_args: list[str]) -> int:

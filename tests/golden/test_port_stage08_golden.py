@@ -19,10 +19,11 @@ from tests.spec_rows import assert_engine_gives, example_params, require, row, r
 
 
 def seed_block(
-    engine: Engine, widths: list[int], eps: float, init: InitSpec | None = None, **gain: float
+    engine: Engine, widths: list[int], eps: float, init: InitSpec | None = None, gain_init: float = 1.0
 ) -> Any:
-    """The engine's bias-free block over widths (C = widths[0]), or a skip with the adapter's reason."""
-    return build(engine, lambda: engine.module_block(widths[0], widths, eps, False, init, **gain))
+    """The engine's bias-free block over widths (C = widths[0]), or a skip with the adapter's reason;
+    the gains start at 1 (S08.rule.gain-init) unless told otherwise."""
+    return build(engine, lambda: engine.module_block(widths[0], widths, eps, False, init, gain_init))
 
 
 def only_example(row_id: str) -> dict[str, Any]:
@@ -38,7 +39,9 @@ def test_port_block_parameter_example(engine: Engine, spec_row: SpecRow, example
     width, hidden = where["C"], where.get("Chid", 1)
     module = build(
         engine,
-        lambda: engine.module_block(width, [width, hidden, width], 1e-6, bool(where.get("bias", 0))),
+        lambda: engine.module_block(
+            width, [width, hidden, width], 1e-6, bool(where.get("bias", 0)), None, 1.0
+        ),
     )
     counts = {info.name: info.count for info in engine.module_parameters(module)}
     counted = counts[GAIN] if spec_row.id == "S08.params.rms-norm" else sum(counts.values())

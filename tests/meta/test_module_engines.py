@@ -59,7 +59,7 @@ METHODS = {
     "module_sgd_step": (None, None, 0.5),
     "module_replace_parameter": (None, "fc1.weight"),
     "module_graph_nodes": (None, None),
-    "module_block": (2, [2, 2], 0.5, False),
+    "module_block": (2, [2, 2], 0.5, False, None, 1.0),
     "module_norm_forward": (None, None),
     "module_assign": (None, "block.norm.gain", None),
 }
@@ -256,17 +256,17 @@ def test_mlp_battery(engine: Engine, widths: list[int], use_bias: bool) -> None:
 def test_block_battery(engine: Engine, widths: list[int], use_bias: bool) -> None:
     """A block x + MLP(RMSNorm(x)): names (gain first), gains at gain_init, norm and forward = numpy over
     the reported values, an in-place write is used, SGD and the write keep identities, a
-    replaced parameter is named."""
+    replaced parameter is named. Gains like 0.3 are not float32 numbers: float64 storage is seen."""
     lacking = engine.lacks("module.block")
     if lacking is not None:
         pytest.skip(lacking)
-    module = engine.module_block(widths[0], widths, 0.75, use_bias, None, 0.5)
+    module = engine.module_block(widths[0], widths, 0.75, use_bias, None, 0.3)
     names = block_names(widths, use_bias)
     assert names == [info.name for info in engine.module_parameters(module)]
-    assert [0.5] * widths[0] == engine.module_state(module)[GAIN].tolist()
+    assert [0.3] * widths[0] == engine.module_state(module)[GAIN].tolist()
     x = input_array(3, widths[0])
     before = engine.module_identities(module)
-    gains = np.linspace(-1.5, 2.0, widths[0])
+    gains = np.linspace(-1.5, 2.0, widths[0]) + 0.1
     engine.module_assign(module, GAIN, gains)
     np.testing.assert_array_equal(gains, engine.module_state(module)[GAIN])
     with pytest.raises((ValueError, RuntimeError)):  # one number too many: refused, nothing written
@@ -515,3 +515,20 @@ def test_torch_mlp_init_roles(torch_engine: Engine) -> None:
     observed = [sample_variance(state[f"mlp.fc{k}.weight"].ravel().tolist()) for k in (1, 2, 3)]
     for value, target in zip(observed, (1 / 64, 2 / 64, 2 / 64), strict=True):
         assert abs(value - target) < 0.15 * target, observed
+
+
+@pytest.mark.parametrize("use_bias", [False, True])
+def test_block_init_draws_its_mlp_as_module_mlp_does(engine: Engine, use_bias: bool) -> None:
+    """A block built with an InitSpec holds the weights module_mlp draws from that spec (same seed, same
+    logical tensors), so the InitSpec reaches the block's MLP; the gains stay gain_init."""
+    for capability in ("module.block", "module.init"):
+        lacking = engine.lacks(capability)
+        if lacking is not None:
+            pytest.skip(lacking)
+    widths, spec = [3, 4, 3], InitSpec("normal", 1.0, 5)
+    block_state = engine.module_state(engine.module_block(3, widths, 0.5, use_bias, spec, 0.3))
+    mlp_state = engine.module_state(engine.module_mlp(widths, use_bias, spec))
+    assert [0.3] * 3 == block_state.pop(GAIN).tolist()
+    assert sorted(f"block.{name}" for name in mlp_state) == sorted(block_state)
+    for name, values in mlp_state.items():
+        np.testing.assert_array_equal(values, block_state[f"block.{name}"])

@@ -25,6 +25,7 @@ from contracts.mutation_sample import (
     sample_verdicts,
     spread,
 )
+from contracts.mutation_shards import ShardError
 
 MODULE = """import functools
 
@@ -61,6 +62,9 @@ class Box:
     class Inner:
         def hidden(self):
             return 0
+
+    def after(self):
+        return 4
 """
 
 
@@ -77,7 +81,13 @@ def test_function_names_are_mutmuts_names_of_the_functions_it_mutates(tmp_path: 
     """Top-level functions and methods (static too) by mutmut's naming; decorated ones (but static
     and class methods), nested functions and nested classes' methods are not mutated on their own."""
     path = package(tmp_path, {"m.py": MODULE}) / "m.py"
-    expected = ["pkg.m.x_plain", "pkg.m.x_waits", "pkg.m.xǁBoxǁmethod", "pkg.m.xǁBoxǁmade"]
+    expected = [
+        "pkg.m.x_plain",
+        "pkg.m.x_waits",
+        "pkg.m.xǁBoxǁmethod",
+        "pkg.m.xǁBoxǁmade",
+        "pkg.m.xǁBoxǁafter",
+    ]
     assert expected == function_names("pkg.m", path)
 
 
@@ -133,6 +143,11 @@ def test_sample_verdicts_are_the_sampled_functions_mutants_only(
     )
     expected = {"pkg.a.x_f__mutmut_1": 1, "pkg.a.x_f__mutmut_2": 0}
     assert expected == sample_verdicts(mutants, source, ["pkg.a.x_f", "pkg.b.x_h"])
+    (mutants / "src/pkg/a.py.meta").write_text("{}", encoding="utf-8")  # mutmut stopped mid-write
+    with pytest.raises(
+        ShardError, match=r"a\.py\.meta: no mutmut results for pkg\.a \('exit_code_by_key'\)$"
+    ):
+        sample_verdicts(mutants, source, ["pkg.a.x_f"])
 
 
 def test_listed_mutants_outside_the_sample_are_left_out_and_the_listing_reads_back(tmp_path: Path) -> None:
@@ -157,6 +172,13 @@ def test_spread_is_the_clustered_standard_error_of_the_score() -> None:
     verdicts = {"p.x_a__mutmut_1": 1, "p.x_a__mutmut_2": 36, "p.x_b__mutmut_1": 0, "p.x_b__mutmut_2": 1}
     verdicts |= {"p.x_c__mutmut_1": 1, "p.x_c__mutmut_2": 1}
     assert "±16.67% (one standard error, 3 functions)" == spread(verdicts)
+    # unequal clusters (3/3 with a timeout, 0/1, 1/2): ratio 2/3, residuals 14/9, sqrt(14/54)/2
+    uneven = {"p.x_a__mutmut_1": 1, "p.x_a__mutmut_2": 36, "p.x_a__mutmut_3": 3, "p.x_b__mutmut_1": 0}
+    uneven |= {"p.x_c__mutmut_1": 1, "p.x_c__mutmut_2": 0}
+    assert "±25.46% (one standard error, 3 functions)" == spread(uneven)
+    # two functions are enough: 2/2 and 1/2 give ratio 3/4, residuals 1/2, sqrt(1/4)/2
+    two = {"p.x_a__mutmut_1": 1, "p.x_a__mutmut_2": 1, "p.x_b__mutmut_1": 0, "p.x_b__mutmut_2": 1}
+    assert "±25.00% (one standard error, 2 functions)" == spread(two)
     assert "n/a (fewer than two sampled functions with mutants)" == spread({"p.x_a__mutmut_1": 1})
     assert "n/a (fewer than two sampled functions with mutants)" == spread({})
 
@@ -195,12 +217,13 @@ def sample_project(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[lis
     monkeypatch.setattr(contracts.mutation, "SOURCE", source)
     monkeypatch.setattr(contracts.mutation, "EQUIVALENTS", Path("mutation/eq.toml"))
     monkeypatch.setattr(contracts.mutation, "PENDING", Path("mutation/none.toml"))
-    monkeypatch.setattr(
-        mutation_sample,
-        "sample",
-        lambda functions, seed, percent: [f for f in functions if f.endswith("x_f")],
-    )
     runs: list[Any] = []
+
+    def fake_sample(functions: list[str], seed: str, percent: float) -> list[str]:
+        runs.append(("sample", functions, seed, percent))
+        return [f for f in functions if f.endswith("x_f")]
+
+    monkeypatch.setattr(mutation_sample, "sample", fake_sample)
 
     def fake_mutmut(*args: Any) -> int:
         runs.append(args)
@@ -221,7 +244,10 @@ def test_a_sample_session_runs_the_sampled_functions_and_gates_their_mutants_onl
     assert 3 == mutation_session.main(
         ["--sample", "50", "--sample-seed", "s", "--max-children", "1", "--threshold", "0.5"]
     )
-    assert [(1, 30.0, sys.stdout, ["pkg.a.x_f__mutmut_*"])] == runs
+    assert [
+        ("sample", ["pkg.a.x_f", "pkg.a.x_g"], "s", 50.0),
+        (1, 30.0, sys.stdout, ["pkg.a.x_f__mutmut_*"]),
+    ] == runs
     files = {
         name: f"mutants/sample-{name}"
         for name in ("stats.json", "results.txt", "equivalents.toml", "pending.toml")

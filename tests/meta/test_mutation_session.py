@@ -181,13 +181,15 @@ def test_relay_shows_bytes_that_are_not_utf8_and_a_cut_last_character_as_replace
 
 
 def test_run_mutmut_starts_mutmut_with_its_output_piped(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`mutmut run --max-children N` starts under this interpreter; its frames, on stdout and stderr,
-    are relayed at the interval given (0: every frame)."""
+    """`mutmut run --max-children N` starts under this interpreter with one-thread numpy and torch pools
+    (the environment otherwise kept); its frames, on stdout and stderr, are relayed at the interval
+    given (0: every frame)."""
     started: list[list[str]] = []
     real_popen = subprocess.Popen
     script = (
-        "import sys; print('⠋ 1/3 x', flush=True); sys.stderr.write('⠙ 2/3 x\\n'); sys.stderr.flush(); "
-        "print('⠹ 3/3 x')"
+        "import os, sys; print('⠋ 1/3 x', flush=True); sys.stderr.write('⠙ 2/3 x\\n'); sys.stderr.flush(); "
+        "print('⠹ 3/3 x', os.environ['OMP_NUM_THREADS'], os.environ['MKL_NUM_THREADS'], "
+        "os.environ['OPENBLAS_NUM_THREADS'], os.environ['KEPT'])"
     )
 
     def fake_popen(command: list[str], **kwargs: Any) -> subprocess.Popen[str]:
@@ -195,10 +197,12 @@ def test_run_mutmut_starts_mutmut_with_its_output_piped(monkeypatch: pytest.Monk
         return real_popen([sys.executable, "-c", script], **kwargs)
 
     monkeypatch.setattr(subprocess, "Popen", fake_popen)
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    monkeypatch.setenv("KEPT", "yes")
     out = io.StringIO()
     assert 0 == mutation_session.run_mutmut(3, 0.0, out)
     assert [[sys.executable, "-m", "mutmut", "run", "--max-children", "3"]] == started
-    assert "mutmut: ⠋ 1/3 x\nmutmut: ⠙ 2/3 x\nmutmut: ⠹ 3/3 x\n" == out.getvalue()
+    assert "mutmut: ⠋ 1/3 x\nmutmut: ⠙ 2/3 x\nmutmut: ⠹ 3/3 x 1 1 1 yes\n" == out.getvalue()
 
 
 def test_defaults_and_help(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

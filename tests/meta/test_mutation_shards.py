@@ -236,14 +236,19 @@ def test_run_main_runs_mutmut_on_its_shard(
     """run --shard i/N prints its modules and runs mutmut with their patterns; mutmut's code is returned."""
     package = make_package(tmp_path, {"__init__.py": 1, "a.py": 5, "b.py": 3})
     ran: list[list[str]] = []
+    threads: list[tuple[str, ...]] = []
 
-    def fake_run(command: list[str]) -> subprocess.CompletedProcess[str]:
+    def fake_run(command: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
         ran.append(command)
+        threads.append(tuple(env[name] for name in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "KEPT")))
         return subprocess.CompletedProcess(command, 6)
 
     monkeypatch.setattr(subprocess, "run", fake_run)
+    monkeypatch.setenv("OMP_NUM_THREADS", "4")
+    monkeypatch.setenv("KEPT", "yes")
     assert 6 == main(["--source", str(package), "run", "--shard", "2/2", "--max-children", "1"])
     assert [run_command(["pkg", "pkg.b"], 1)] == ran
+    assert [("1", "1", "yes")] == threads  # forked mutants cannot wait on a parent's thread pool
     assert "mutation shard 2/2: 2 modules: pkg pkg.b\n" == capsys.readouterr().out
 
 

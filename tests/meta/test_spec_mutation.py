@@ -296,6 +296,28 @@ def test_rule_mutants() -> None:
     assert [] == described({"id": "X.rule.s", "kind": "rule"})
 
 
+def test_string_claim_mutants() -> None:
+    """A string claim becomes each other value its key takes in the row, in order of appearance; a key
+    with one value in the row, and a selector (op), give no mutant."""
+    examples = [
+        {"op": "multiply", "refused": "forward", "dtype": "float64"},
+        {"op": "log", "refused": "none", "dtype": "float64"},
+        {"op": "log", "refused": "backward"},
+    ]
+    row = {"id": "X.rule.s", "kind": "rule", "examples": examples}
+    assert [
+        ("X.rule.s:examples.0.refused:other-value:0", "'forward' -> 'none'"),
+        ("X.rule.s:examples.0.refused:other-value:1", "'forward' -> 'backward'"),
+        ("X.rule.s:examples.1.refused:other-value:0", "'none' -> 'forward'"),
+        ("X.rule.s:examples.1.refused:other-value:1", "'none' -> 'backward'"),
+        ("X.rule.s:examples.2.refused:other-value:0", "'backward' -> 'forward'"),
+        ("X.rule.s:examples.2.refused:other-value:1", "'backward' -> 'none'"),
+    ] == described(row)
+    mutated = row_mutants(row, CONTEXT)[3].row
+    assert ["forward", "backward", "backward"] == [example["refused"] for example in mutated["examples"]]
+    assert "none" == examples[1]["refused"]
+
+
 # ---------------------------------------------------------------- which changes are no mutants
 
 
@@ -842,7 +864,11 @@ class InProcessRun:
 
     def __init__(self, args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
         assert [sys.executable, "-m", "pytest"] == args[:3]
-        assert "1" == env["OPENBLAS_NUM_THREADS"]
+        assert ("1", "1", "1") == (
+            env["OPENBLAS_NUM_THREADS"],
+            env["OMP_NUM_THREADS"],
+            env["MKL_NUM_THREADS"],
+        )
         self.returncode = int(pytest.main([*args[3:], "--import-mode=importlib", "-p", "no:randomly"]))
 
 
@@ -867,8 +893,8 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.syspath_prepend(str(tmp_path / "src"))
     monkeypatch.setattr(subprocess, "run", InProcessRun)
     options = runner.RunOptions(
-        tmp_path, SPECS, package="sample_pkg", statement_suite=(str(tmp_path / "test_impl.py"),)
-    )
+        tmp_path, SPECS, jobs=1, package="sample_pkg", statement_suite=(str(tmp_path / "test_impl.py"),)
+    )  # one session: the stand-in runs pytest in this process
     try:
         results = runner.run_statements(options)
         ran = log.read_text()
@@ -892,6 +918,49 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert IMPL == (tmp_path / "src" / "sample_pkg" / "impl.py").read_text()  # never edited in place
 
 
+def test_statement_shards_deal_the_plan_round_robin() -> None:
+    """Mutants are dealt one by one to each shard in turn (a function's neighbours apart); no shard is
+    empty, and no jobs still means one session."""
+    plan = [{"id": name} for name in "abcde"]
+    assert [["a", "c", "e"], ["b", "d"]] == [
+        [entry["id"] for entry in part] for part in runner.statement_shards(plan, 2)
+    ]
+    assert [["a"], ["b"]] == [
+        [entry["id"] for entry in part] for part in runner.statement_shards(plan[:2], 3)
+    ]
+    assert [plan] == runner.statement_shards(plan, 0)
+    assert [] == runner.statement_shards([], 2)
+
+
+def test_sharded_statement_run_gives_the_single_session_verdicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two sessions side by side (real child processes) give the one session's verdicts, in plan order;
+    without mutmut's map each shard makes its own profiled pass (the slow test runs once per session)."""
+    log = tmp_path / "ran.log"
+    monkeypatch.setenv("RAN_LOG", str(log))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path / "src"))
+    write_impl_package(tmp_path)
+    options = runner.RunOptions(
+        tmp_path,
+        SPECS,
+        jobs=1,
+        profile="default",
+        package="sample_pkg",
+        statement_suite=(str(tmp_path / "test_impl.py"),),
+    )
+    verdicts = [
+        [(m["id"], m["status"], m["tests"], m["description"]) for m in run["mutants"]]
+        for run in (
+            runner.run_statements(options),
+            runner.run_statements(dataclasses.replace(options, jobs=2)),
+        )
+    ]
+    assert verdicts[0] == verdicts[1]
+    assert ["killed", "survived", "no tests", "not run"] == [verdict[1] for verdict in verdicts[0]]
+    assert 3 == log.read_text().count("slow ")
+
+
 def test_statement_run_from_mutmut_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Given mutmut's stats, the run makes no profiled pass: its map says which tests call each function
     (mutmut's names), their times order them, and the verdicts are the profiled run's."""
@@ -912,6 +981,7 @@ def test_statement_run_from_mutmut_stats(tmp_path: Path, monkeypatch: pytest.Mon
     options = runner.RunOptions(
         tmp_path,
         SPECS,
+        jobs=1,
         package="sample_pkg",
         statement_suite=(f"--rootdir={tmp_path}", str(tmp_path / "test_impl.py")),
         mutmut_stats=tmp_path / "stats.json",
@@ -1097,12 +1167,14 @@ def test_main_runs_and_writes(
         seen[0].mutmut_stats,
     )
     assert seen == statements_seen  # the statement mutants run with the same options
-    assert 1 == main.main(
-        ["--out", str(out), "--no-statements", "--threshold", "0.5", "--equivalents", "none.toml"]
-    )
+    capsys.readouterr()
+    no_statements = ["--out", str(out), "--no-statements", "--threshold", "0.5", "--equivalents", "none.toml"]
+    assert 1 == main.main([*no_statements, "--mutmut-stats", str(stats)])
     assert "statements" not in json.loads(out.read_text())
-    assert 2 == seen[1].jobs
-    assert "FAIL: unexplained survived mutant: A.x:2 (d A.x:2)" in capsys.readouterr().out
+    assert (2, None) == (seen[1].jobs, seen[1].mutmut_stats)  # no statement run: no coverage map read
+    printed = capsys.readouterr().out
+    assert "FAIL: unexplained survived mutant: A.x:2 (d A.x:2)" in printed
+    assert "coverage map" not in printed
 
 
 def test_cli_subcommand(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1405,9 +1477,9 @@ def test_statement_session_without_results_is_an_error(
     def silent(args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
         stdout.write(b"no session")
 
-    (tmp_path / "src" / "empty_pkg").mkdir(parents=True)
+    write_impl_package(tmp_path)
     monkeypatch.setattr(subprocess, "run", silent)
-    options = runner.RunOptions(tmp_path, SPECS, package="empty_pkg")
+    options = runner.RunOptions(tmp_path, SPECS, package="sample_pkg")
     with pytest.raises(RuntimeError, match=r"^the statement-mutation session wrote no results:\nno session$"):
         runner.run_statements(options)
 

@@ -91,6 +91,11 @@ def test_junit_passes_a_partly_verified_row_and_names_the_part_left_out() -> Non
     cases = {case.get("name"): case for case in root.iter("testcase")}
     assert ["system-out"] == [child.tag for child in cases["A.grad.ok"]]
     assert "partly verified; not run on this engine: engine does not provide x" == cases["A.grad.ok"][0].text
+    report = partly_report()
+    next(row for row in report.rows if row.id == "A.grad.ok").reasons.append("engine does not provide y")
+    cases = {case.get("name"): case for case in ET.fromstring(format_junit(report)).iter("testcase")}
+    expected = "partly verified; not run on this engine: engine does not provide x; engine does not provide y"
+    assert expected == cases["A.grad.ok"][0].text
     stage_a = next(suite for suite in root if suite.get("name") == "contracts fake stage A")
     assert ("0", "0") == (stage_a.get("failures"), stage_a.get("skipped"))
 

@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from contracts import CountingValue, Matrix, Vector
-from contracts.block import BlockPlan
+from contracts.block import Block, BlockPlan
 from contracts.engines import Engine
 from contracts.errors import ParameterIdentityError, ResourceBudgetError
 from contracts.spec import SpecRow
@@ -201,6 +201,14 @@ def test_gains_are_sealed_first_and_kept_by_every_forward(
         assert sealed == now
 
 
+def refused_before_any_operation(block: Block, x: Matrix, pattern: str) -> None:
+    """The next forward raises ParameterIdentityError matching pattern, and no operation ran."""
+    counter = CountingValue.reset()
+    with pytest.raises(ParameterIdentityError, match=pattern):
+        block.forward(x)
+    assert 0 == counter.operations
+
+
 @pytest.mark.spec("S08.rule.gain-seal", "S08.fail.gain-replaced")
 @given(case=s.gain_swap())
 def test_a_replaced_gain_is_refused_naming_the_norm(engine: Engine, case: dict[str, Any]) -> None:
@@ -212,12 +220,7 @@ def test_a_replaced_gain_is_refused_naming_the_norm(engine: Engine, case: dict[s
     x = input_matrix(1, case["widths"][0])
     block.forward(x)
     replace_gain(block, case["mode"])
-    counter = CountingValue.reset()
-    with pytest.raises(
-        ParameterIdentityError, match=r"^Block\.forward: layer 'norm' parameter storage identity"
-    ):
-        block.forward(x)
-    assert 0 == counter.operations
+    refused_before_any_operation(block, x, r"^Block\.forward: layer 'norm' parameter storage identity")
 
 
 @pytest.mark.spec("S08.rule.gain-seal")
@@ -232,14 +235,36 @@ def test_a_gain_aliasing_an_mlp_weight_is_refused_as_an_alias(engine: Engine, ca
     values = list(block.gain.values)
     values[-1] = block.mlp.layers[0].weight.rows[0][0]
     block.gain = Vector.trusted(tuple(values))
-    counter = CountingValue.reset()
-    with pytest.raises(
-        ParameterIdentityError,
-        match=r"^Block\.forward: undeclared parameter alias: '[\w.]*norm\.gain\[\d+\]' and "
+    refused_before_any_operation(
+        block,
+        x,
+        r"^Block\.forward: undeclared parameter alias: '[\w.]*norm\.gain\[\d+\]' and "
         r"'[\w.]*mlp\.fc1\.weight\[0,0\]' are the same Value object \(layer 'fc1'\)",
-    ):
-        block.forward(x)
-    assert 0 == counter.operations
+    )
+
+
+@pytest.mark.spec("S08.rule.gain-seal")
+@given(case=s.block_case().filter(lambda case: len(case["widths"]) >= 3))
+def test_an_alias_across_the_blocks_mlp_layers_is_refused_as_an_alias(
+    engine: Engine, case: dict[str, Any]
+) -> None:
+    """The last layer's weight[0,0] replaced by fc1's Value is refused as an alias naming both positions
+    by their block-wide names (not as that layer's changed storage), before any operation."""
+    require(engine, "linear")
+    block = counted_block(case)
+    x = input_matrix(1, case["widths"][0])
+    block.forward(x)
+    first, last = block.mlp.layers[0], block.mlp.layers[-1]
+    rows = [list(row) for row in last.weight.rows]
+    rows[0][0] = first.weight.rows[0][0]
+    last.weight = Matrix.trusted(tuple(tuple(row) for row in rows))
+    name = f"fc{len(block.mlp.layers)}"
+    refused_before_any_operation(
+        block,
+        x,
+        rf"^Block\.forward: undeclared parameter alias: '[\w.]*mlp\.fc1\.weight\[0,0\]' and "
+        rf"'[\w.]*mlp\.{name}\.weight\[0,0\]' are the same Value object \(layer '{name}'\)",
+    )
 
 
 @pytest.mark.spec("S08.rule.gain-seal")

@@ -247,8 +247,8 @@ class Engine:
         widths: Sequence[int],
         eps: float,
         use_bias: bool,
-        init: InitSpec | None = None,
-        gain_init: float = 1.0,
+        init: InitSpec | None,
+        gain_init: float,
     ) -> Any:
         """RMSNorm over width C (gain (C,) starting at gain_init, eps), then an MLP over widths (as
         module_mlp, init for its weights only), then the residual: forward((T, C)) = x + MLP(RMSNorm(x)).

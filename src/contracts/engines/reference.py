@@ -153,8 +153,8 @@ class ReferenceEngine(Engine):
         widths: Sequence[int],
         eps: float,
         use_bias: bool,
-        init: InitSpec | None = None,
-        gain_init: float = 1.0,
+        init: InitSpec | None,
+        gain_init: float,
     ) -> Block:
         norm = RMSNormPlan(width, eps, gain_init)
         return BlockPlan(norm, ModelPlan.mlp(widths, use_bias, init, BLOCK_MLP)).materialize()

@@ -263,8 +263,8 @@ class TorchEngine(Engine):
         widths: Sequence[int],
         eps: float,
         use_bias: bool,
-        init: InitSpec | None = None,
-        gain_init: float = 1.0,
+        init: InitSpec | None,
+        gain_init: float,
     ) -> TorchModule:
         return self.modules.block(width, widths, eps, use_bias, init, gain_init)
 
@@ -419,7 +419,7 @@ class TorchModules:
     ) -> TorchModule:
         """nn.RMSNorm(C, eps) with its gain set to gain_init by torch.nn.init, then mlp(widths): the
         ModuleDict a port keeps (norm first, as torch registers it); the residual is run by the port."""
-        norm = self.nn.RMSNorm(width, eps=eps, elementwise_affine=True, dtype=self.torch.float64)
+        norm = self.nn.RMSNorm(width, eps=eps, dtype=self.torch.float64)  # a learnable gain by default
         self.nn.init.constant_(norm.weight, gain_init)
         mlp = self.mlp(widths, use_bias, init)
         names = {"norm.weight": "block.norm.gain"}

@@ -14,9 +14,14 @@ from typing import Any
 from contracts.spec_mutation import expressions
 
 NEVER_MATCHES = r"\A(?!)"  # a pattern no message matches: the implementation's message included
+# Example fields that are inputs, not claims: what the example feeds in, and the names that select
+# what it exercises (an op, a type and attribute, a case, a layer or parameter, a namespace, a
+# comparison). Any other field is a claim and is mutated.
 EXAMPLE_INPUTS = frozenset(
     {"where", "inputs", "params", "upstream"}
-)  # example fields that are inputs, not claims
+    | {"op", "type", "attribute", "case", "namespace", "layer", "role", "name", "replaced"}
+    | {"naive_form", "comparison"}
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -92,17 +97,34 @@ def shifts(path: list[str | int], item: Any, name: str) -> Iterator[Change]:
         )
 
 
+def string_values(examples: Sequence[Mapping[str, Any]], key: str) -> list[str]:
+    """The distinct strings key takes across the examples, in order of appearance."""
+    found: list[str] = []
+    for example in examples:
+        item = example.get(key)
+        if isinstance(item, str) and item not in found:
+            found.append(item)
+    return found
+
+
 def example_changes(row: Mapping[str, Any], claims: Callable[[str], bool]) -> Iterator[Change]:
-    """±1 on each example field that states a result (claims(key)), each grad separately."""
-    for position, example in enumerate(row.get("examples", ())):
+    """±1 on each example field that states a result (claims(key)), each grad separately; a string
+    claim replaced by each other value its key takes in the row (the row's own vocabulary, so the
+    mutant states another outcome the tests know, e.g. refused "none" -> "forward")."""
+    examples: list[dict[str, Any]] = row.get("examples", [])
+    for position, example in enumerate(examples):
         for key, item in example.items():
+            path: list[str | int] = ["examples", position, key]
             if key == "grads" and isinstance(item, dict):
                 for name, grad in item.items():
-                    yield from shifts(
-                        ["examples", position, key, name], grad, f"examples.{position}.grads.{name}"
-                    )
+                    yield from shifts([*path, name], grad, f"examples.{position}.grads.{name}")
             elif claims(key) and has_number(item):
-                yield from shifts(["examples", position, key], item, f"examples.{position}.{key}")
+                yield from shifts(path, item, f"examples.{position}.{key}")
+            elif claims(key) and isinstance(item, str):
+                for other in string_values(examples, key):
+                    if other != item:
+                        name = f"examples.{position}.{key}"
+                        yield name, "other-value", f"{item!r} -> {other!r}", setter(path, other)
 
 
 def expression_changes(

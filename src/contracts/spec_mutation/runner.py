@@ -15,10 +15,12 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from contracts.mutation import fork_safe_environment
 from contracts.spec_mutation import sample
 from contracts.spec_mutation.catalog import RowMutants, catalog, read_document
 from contracts.spec_mutation.statements import source_mutants
@@ -205,46 +207,73 @@ def statement_plan(
     return entries
 
 
+def statement_shards(entries: Sequence[dict[str, Any]], jobs: int) -> list[list[dict[str, Any]]]:
+    """The plan dealt round robin into at most `jobs` shards: a function's mutants are neighbours in
+    the plan, so its costly ones (an equivalent runs every test that calls it) are spread out."""
+    count = max(1, jobs)
+    return [part for part in (list(entries[number::count]) for number in range(count)) if part]
+
+
+def statement_command(options: RunOptions, place: Path) -> list[str]:
+    """One pytest session over place/plan.json, writing place/out.json."""
+    return [
+        sys.executable,
+        "-m",
+        "pytest",
+        "-p",
+        "contracts.spec_mutation.statement_plugin",
+        f"--statement-mutation-plan={place / 'plan.json'}",
+        f"--statement-mutation-out={place / 'out.json'}",
+        f"--hypothesis-profile={options.profile}",
+        *PYTEST_OPTIONS,
+        *(f"--ignore={ignored}" for ignored in STATEMENT_IGNORED),
+        *([f"--statement-mutation-stats={options.mutmut_stats}"] if options.mutmut_stats else []),
+        *options.statement_suite,
+    ]
+
+
+def run_statement_session(options: RunOptions, place: Path) -> dict[str, Any]:
+    """Run one shard's session to its end; its verdicts."""
+    environment = {
+        **fork_safe_environment(os.environ),  # a forked child per mutant
+        "CONTRACTS_SPECS": str(options.specs.resolve()),
+    }
+    log, out_file = place / "pytest.log", place / "out.json"
+    with log.open("wb") as output:
+        subprocess.run(
+            statement_command(options, place),
+            cwd=options.root,
+            env=environment,
+            stdout=output,
+            stderr=subprocess.STDOUT,
+        )
+    if not out_file.exists():
+        raise RuntimeError(f"the statement-mutation session wrote no results:\n{log.read_text()[-3000:]}")
+    ran: dict[str, Any] = json.loads(out_file.read_bytes())
+    return ran
+
+
 def run_statements(options: RunOptions) -> dict[str, Any]:
-    """Run every statement mutant in one pytest session (forked child per mutant)."""
+    """Run every statement mutant: one pytest session per shard, side by side (a forked child per
+    mutant in each), the verdicts merged in plan order."""
     started, cpu = time.monotonic(), children_cpu()
     with tempfile.TemporaryDirectory(prefix="statement-mutation-") as scratch:
         place = Path(scratch)
         entries = statement_plan(options.root, options.package, place / "src", options.sample)
-        plan_file, out_file, log = place / "plan.json", place / "out.json", place / "pytest.log"
-        plan_file.write_text(json.dumps(entries))
-        arguments = [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-p",
-            "contracts.spec_mutation.statement_plugin",
-            f"--statement-mutation-plan={plan_file}",
-            f"--statement-mutation-out={out_file}",
-            f"--hypothesis-profile={options.profile}",
-            *PYTEST_OPTIONS,
-            *(f"--ignore={ignored}" for ignored in STATEMENT_IGNORED),
-            *([f"--statement-mutation-stats={options.mutmut_stats}"] if options.mutmut_stats else []),
-            *options.statement_suite,
-        ]
-        environment = {
-            **os.environ,
-            "OPENBLAS_NUM_THREADS": "1",
-            "CONTRACTS_SPECS": str(options.specs.resolve()),
-        }
-        with log.open("wb") as output:
-            subprocess.run(
-                arguments, cwd=options.root, env=environment, stdout=output, stderr=subprocess.STDOUT
-            )
-        if not out_file.exists():
-            raise RuntimeError(f"the statement-mutation session wrote no results:\n{log.read_text()[-3000:]}")
-        ran = json.loads(out_file.read_bytes())
-    described = {entry["id"]: entry["description"] for entry in entries}
-    mutants = [{**verdict, "description": described[verdict["id"]]} for verdict in ran["mutants"]]
+        places = []
+        for number, part in enumerate(statement_shards(entries, options.jobs)):
+            places.append(place / f"shard{number}")
+            places[-1].mkdir()
+            (places[-1] / "plan.json").write_text(json.dumps(part))
+        # Threads only wait: each runs one child process, so the sessions run in parallel.
+        with ThreadPoolExecutor(max_workers=max(1, len(places))) as pool:
+            sessions = list(pool.map(lambda shard: run_statement_session(options, shard), places))
+    verdicts = {verdict["id"]: verdict for session in sessions for verdict in session["mutants"]}
+    mutants = [{**verdicts[entry["id"]], "description": entry["description"]} for entry in entries]
     return {
         "kind": "statement",
         "seconds": round(time.monotonic() - started, 1),
         "cpu_seconds": round(children_cpu() - cpu, 1),
-        "coverage_seconds": ran["coverage_seconds"],
+        "coverage_seconds": max((session["coverage_seconds"] for session in sessions), default=0.0),
         "mutants": mutants,
     }
