@@ -1419,6 +1419,8 @@ def rms_case(
 
 
 log_eps = st.integers(-12, 0).map(lambda k: 10.0**k)
+# every finite eps > 0 the spec accepts, down to the subnormals (2^-1074 = 5e-324 included)
+any_positive_eps = st.one_of(log_eps, st.floats(5e-324, 1e-300), st.just(5e-324), st.floats(1.0, 1e300))
 
 AXIS_OPS = ("sum", "max", "logsumexp", "softmax", "log_softmax")
 

@@ -645,6 +645,18 @@ def test_gate_counts_and_score() -> None:
     assert {"killed": 2, "survived": 1, "equivalent": 2, "other": 2, "total": 7, "satisfied": 1} == found
     assert 2 / 5 == gate.score(found)
     assert 1.0 == gate.score({"killed": 0, "total": 2, "equivalent": 2})
+    assert 0.0 == gate.score({"killed": 0, "total": 1, "equivalent": 0})  # one counted mutant, survived
+    # every count adds up: two satisfied probe extensions and two unlisted survivors
+    row_mutants = [verdict("A.u:1", "satisfied"), verdict("A.u:2", "satisfied"), verdict("A.u:3", "survived")]
+    doubled: dict[str, Any] = {"spec": {"rows": [{"row_id": "A.u", "tests": 1, "mutants": row_mutants}]}}
+    doubled["statements"] = {"mutants": [verdict("m:h:delete:0", "survived")]}
+    expected = {"killed": 0, "survived": 2, "equivalent": 0, "other": 0, "total": 2, "satisfied": 2}
+    assert expected == gate.counts(doubled, gate.Listed({}, {}))
+    # a statements-only results file: no spec rows to judge, its survivor still gated
+    statements_only = {"statements": doubled["statements"]}
+    assert ["unexplained survived mutant: m:h:delete:0 (d m:h:delete:0)"] == [
+        line for line in gate.problems(statements_only, gate.Listed({}, {}), threshold=0.0)
+    ]
 
 
 def test_gate_problems() -> None:
@@ -973,7 +985,8 @@ def test_statement_run_from_mutmut_stats(tmp_path: Path, monkeypatch: pytest.Mon
             "sample_pkg.impl.x_unchecked": ["test_impl.py::test_unchecked", "test_gone.py::test_elsewhere"],
             "sample_pkg.impl.xǁChildǁrun": ["test_impl.py::test_child"],
         },
-        "duration_by_test": {"test_impl.py::test_guarded_slowly": 0.2, "test_impl.py::test_guarded": 0.001},
+        # test_guarded has no recorded time: a test mutmut never timed counts as instant
+        "duration_by_test": {"test_impl.py::test_guarded_slowly": 0.2},
     }
     (tmp_path / "stats.json").write_text(json.dumps(stats))
     monkeypatch.syspath_prepend(str(tmp_path / "src"))
@@ -1100,6 +1113,13 @@ def test_verify_line(tmp_path: Path) -> None:
         k: v for k, v in found["rows"].items() if k in ("A.x", "A.y")
     }
     assert {"killed": 0, "total": 0} == found["rows"]["A.z"]
+    # a statements-only results file (or one whose spec part has no rows): no rows, the statements counted
+    statements = {"statements": {"mutants": [verdict("m:f:delete:0", "killed")]}}
+    for partial in (statements, {**statements, "spec": {}}):
+        write_results(tmp_path, partial, "")
+        found = summary.spec_mutation_summary(tmp_path / summary.RESULTS, tmp_path / gate.EQUIVALENTS)
+        assert found is not None
+        assert ({}, 1, 1) == (found["rows"], found["killed"], found["total"])
 
 
 def test_main_gate_only(

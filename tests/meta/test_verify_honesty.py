@@ -283,7 +283,7 @@ EXITS_ON_IMPORT = "import sys\nsys.exit(0)\n"
     ("arguments", "message"),
     [
         pytest.param(["--impl", ""], "--impl is empty", id="empty-impl"),
-        pytest.param(["--rows", "S99"], "--rows S99: no spec row id starts with", id="no-row-matches"),
+        pytest.param(["--rows", "S99,X1"], "--rows S99,X1: no spec row id starts with", id="no-row-matches"),
         pytest.param(
             ["--impl", f"{BROKEN}:ConstructorFails"],
             "could not start engine 'tests.meta.broken_engines:ConstructorFails': its import or "

@@ -293,6 +293,7 @@ def test_quick_and_seed_reach_pytest_and_the_repro(tmp_path: Path) -> None:
         )
         == rerun
     )
+    assert () == rerun_of(VerifyOptions(), "reference", ROOT, {}).pythonpath  # none set: none repeated
 
 
 def test_module_root_is_where_the_adapter_was_imported_from() -> None:

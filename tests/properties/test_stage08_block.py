@@ -83,6 +83,9 @@ def test_any_depth_graph_composes_from_the_spec(engine: Engine, case: dict[str, 
     out = block.forward(input_matrix(tokens, widths[0]))
     planned = block.plan_forward(tokens).total_graph_nodes()
     assert (expected, expected, expected) == (planned, counter.operations, graph_nodes(out))
+    assert expected == block.plan_forward(tokens, expected).total_graph_nodes()  # a budget it fits
+    with pytest.raises(ResourceBudgetError, match=rf"^BlockPlan\.plan_forward: needs {expected} graph nodes"):
+        block.plan_forward(tokens, expected - 1)
 
 
 @pytest.mark.parametrize("spec_row", params(BLOCK_FAILURES))

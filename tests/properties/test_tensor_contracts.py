@@ -137,17 +137,19 @@ def test_refused_backward_writes_no_gradient(engine: Engine, case: dict[str, Any
 @reference_only(OWN_TYPES)
 @given(case=s.tensor_case("add", {"a": FOUR, "b": FOUR}))
 def test_each_op_call_creates_exactly_one_node(engine: Engine, case: dict[str, Any]) -> None:
-    """The node probe can read non-zero: every accepted op call creates exactly one node."""
+    """The node probe can read non-zero: every accepted op call creates exactly one node, also one whose
+    inputs need no gradient (a refusal after it would be partial work the probe must see)."""
     require_reference(engine, "T.fail.broadcast")
     a, b = (Tensor(x, requires_grad=True) for x in case["inputs"])
     counter = reset_node_counter()
     results = [OPS[name](a, b) for name in ("add", "multiply", "maximum")]
     assert (3, [(a, b)] * 3) == (counter.nodes, [r.parents for r in results])
     constant = add(*(Tensor(x) for x in case["inputs"]))  # no input needs a gradient: no graph is kept
-    assert ([None] * 4, (), False) == (
+    assert ([None] * 4, (), False, 4) == (
         [r.grad for r in [*results, constant]],
         constant.parents,
         constant.requires_grad,
+        counter.nodes,
     )
 
 

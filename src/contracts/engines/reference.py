@@ -95,7 +95,7 @@ class ReferenceEngine(Engine):
         from contracts.tensor.engine_ops import PARAM_OPS, to_numpy
         from contracts.tensor.tensor import Tensor
 
-        return to_numpy(PARAM_OPS[op](*(Tensor(item, requires_grad=True) for item in inputs), **params).data)
+        return to_numpy(PARAM_OPS[op](*(Tensor(item) for item in inputs), **params).data)  # no graph needed
 
     def tensor_from_data(self, data: Any) -> Any:
         from contracts.tensor.engine_ops import to_numpy

@@ -52,8 +52,8 @@ VERIFIED = frozenset({PASSED, PARTLY, FAILED})  # a test ran against the engine 
 
 def row_outcome(record: Record) -> str:
     """A test's outcome as its row reads it (ENGINE_LACKS for an engine test that was n/a)."""
-    reason = record.reason or ""
-    if record.outcome == NOT_APPLICABLE and not reason.startswith(REFERENCE_ONLY_PREFIX):
+    reference_only = record.reason is not None and record.reason.startswith(REFERENCE_ONLY_PREFIX)
+    if record.outcome == NOT_APPLICABLE and not reference_only:
         return ENGINE_LACKS
     return record.outcome
 

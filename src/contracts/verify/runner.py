@@ -253,9 +253,7 @@ def pytest_command(options: VerifyOptions, impl: str, root: Path, out: Path) -> 
 
 def run_settings(options: VerifyOptions) -> tuple[str, ...]:
     """pytest options that change what the tests compute (the repro commands repeat them)."""
-    found: tuple[str, ...] = ()
-    if options.quick:
-        found += ("--deep-graph-depth", str(QUICK_DEPTH))
+    found: tuple[str, ...] = ("--deep-graph-depth", str(QUICK_DEPTH)) if options.quick else ()
     if options.seed is not None:
         found += (f"--hypothesis-seed={options.seed}",)
     return found
