@@ -57,7 +57,7 @@ def drawn(name: str, seed: str, percent: float) -> bool:
     """Whether the function is in the sample: its hash with the seed, as a fraction of 2**64, is below
     the percentage."""
     digest = hashlib.sha256(f"{seed}\0{name}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") < percent / 100 * 2**64
+    return int.from_bytes(digest[:8]) < percent / 100 * 2**64  # big-endian, Python's default
 
 
 def sample(functions: Iterable[str], seed: str, percent: float) -> list[str]:

@@ -16,7 +16,7 @@ import tomllib
 import warnings
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 import pytest
@@ -253,9 +253,12 @@ def test_failure_mutants() -> None:
         ("X.fail.a:examples.0.message:altered:0", "message + ' (mutant)'"),
     ] == [*found[:2], *found[6:]]
     mutants = row_mutants(FAILURE, CONTEXT)
+    assert ["ResourceBudgetError", "ParameterIdentityError"] == [m.row["exception"] for m in mutants[:2]]
     assert NEVER_MATCHES == mutants[7].row["message"]
     assert [*FAILURE["probes"], "parameter_changes"] == mutants[8].row["probes"]
     assert "bad (mutant)" == mutants[11].row["examples"][0]["message"]
+    bare = {key: value for key, value in FAILURE.items() if key != "examples"}  # a row without examples
+    assert [m.mutant_id() for m in mutants[:11]] == [m.mutant_id() for m in row_mutants(bare, CONTEXT)]
 
 
 def test_contract_mutants() -> None:
@@ -802,6 +805,50 @@ def test_statement_mutants(tmp_path: Path) -> None:
     assert {("pkg.m", path)} == {(m.module, m.path) for m in found}
 
 
+NESTED = """def tail(v):
+    try:
+        check_a(v)
+    except KeyError:
+        check_b(v)
+    else:
+        check_c(v)
+    finally:
+        check_d(v)
+    if v:
+        pass
+    else:
+        check_e(v)
+
+    class Local:
+        check_z(v)
+    while v:
+        check_h(v)
+    check_f(v)
+    check_long(v, "a long argument that makes the first line of this guard longer than eighty characters")
+"""
+
+
+def test_statement_mutants_in_every_nested_block(tmp_path: Path) -> None:
+    """Guards in try, except, else and finally blocks, an if's else, and a loop after a nested class are
+    found, breadth first (the function's own block, then the nested ones in order); the last two
+    statements of a block are swapped; a class body is not the function's; a summary is 80 characters."""
+    path = tmp_path / "n.py"
+    path.write_text(NESTED)
+    long = "check_long(v, 'a long argument that makes the first line of this guard longer th"
+    assert 80 == len(long)
+    assert [
+        ("n:tail:delete:0", "delete `check_f(v)`"),
+        ("n:tail:swap:0", f"swap `check_f(v)` and `{long}`"),
+        ("n:tail:delete:1", f"delete `{long}`"),
+        ("n:tail:delete:2", "delete `check_a(v)`"),
+        ("n:tail:delete:3", "delete `check_c(v)`"),
+        ("n:tail:delete:4", "delete `check_d(v)`"),
+        ("n:tail:delete:5", "delete `check_b(v)`"),
+        ("n:tail:delete:6", "delete `check_e(v)`"),
+        ("n:tail:delete:7", "delete `check_h(v)`"),
+    ] == [(m.mutant_id(), m.description) for m in statements.module_mutants(path, "n")]
+
+
 def test_statement_mutants_of_a_tree(tmp_path: Path) -> None:
     """Module names come from the path under the root; a package's __init__ is the package."""
     (tmp_path / "pkg" / "sub").mkdir(parents=True)
@@ -872,10 +919,15 @@ def test_child():
 
 
 class InProcessRun:
-    """Stands in for subprocess.run: runs the pytest command in this process."""
+    """Stands in for subprocess.run: runs the pytest command in this process (and keeps where it ran
+    and the environment it was given)."""
+
+    seen: ClassVar[list[tuple[Path, dict[str, str]]]] = []
 
     def __init__(self, args: list[str], cwd: Path, env: dict[str, str], stdout: Any, stderr: Any) -> None:
         assert [sys.executable, "-m", "pytest"] == args[:3]
+        assert subprocess.STDOUT == stderr  # one log: a session's errors land beside its output
+        InProcessRun.seen.append((cwd, env))
         assert ("1", "1", "1") == (
             env["OPENBLAS_NUM_THREADS"],
             env["OMP_NUM_THREADS"],
@@ -928,6 +980,15 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "the mutant changes the function's closure" == results["mutants"][3]["error"]
     assert "statement" == results["kind"]
     assert IMPL == (tmp_path / "src" / "sample_pkg" / "impl.py").read_text()  # never edited in place
+    cwd, env = InProcessRun.seen[-1]
+    assert (tmp_path, str(SPECS.resolve())) == (cwd, env["CONTRACTS_SPECS"])  # the run's root and spec
+    readings = iter([10.0, 12.54])  # the children's CPU before and after: the run's own share
+    monkeypatch.setattr(runner, "children_cpu", lambda: next(readings))
+    try:
+        assert 2.5 == runner.run_statements(options)["cpu_seconds"]
+    finally:
+        for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
+            del sys.modules[name]
 
 
 def test_statement_shards_deal_the_plan_round_robin() -> None:
@@ -961,16 +1022,16 @@ def test_sharded_statement_run_gives_the_single_session_verdicts(
         package="sample_pkg",
         statement_suite=(str(tmp_path / "test_impl.py"),),
     )
+    runs = [runner.run_statements(options), runner.run_statements(dataclasses.replace(options, jobs=2))]
     verdicts = [
-        [(m["id"], m["status"], m["tests"], m["description"]) for m in run["mutants"]]
-        for run in (
-            runner.run_statements(options),
-            runner.run_statements(dataclasses.replace(options, jobs=2)),
-        )
+        [(m["id"], m["status"], m["tests"], m["description"]) for m in run["mutants"]] for run in runs
     ]
     assert verdicts[0] == verdicts[1]
     assert ["killed", "survived", "no tests", "not run"] == [verdict[1] for verdict in verdicts[0]]
     assert 3 == log.read_text().count("slow ")
+    times = [run[key] for key in ("seconds", "cpu_seconds", "coverage_seconds") for run in runs]
+    assert times == [round(time, 1) for time in times]  # tenths of a second
+    assert all(0 < time < 600 for time in times)  # children's CPU counted; each session profiled
 
 
 def test_statement_run_from_mutmut_stats(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -1041,12 +1102,13 @@ def test_a_sampled_statement_plan_holds_only_the_drawn_functions(tmp_path: Path)
     """At 50 % with seed '4' the drawn functions are `untested` and `Child.run`: only their guards
     become statement mutants; without a sample every function's do."""
     write_impl_package(tmp_path)
-    drawn = runner.statement_plan(tmp_path, "sample_pkg", tmp_path / "a", {"seed": "4", "percent": 50.0})
+    drawn = runner.statement_plan(tmp_path, "sample_pkg", {"seed": "4", "percent": 50.0})
     assert ["sample_pkg.impl:untested:delete:0", "sample_pkg.impl:Child.run:delete:0"] == [
         entry["id"] for entry in drawn
     ]
-    everything = runner.statement_plan(tmp_path, "sample_pkg", tmp_path / "b")
+    everything = runner.statement_plan(tmp_path, "sample_pkg")
     assert 4 == len(everything)
+    assert "<sample_pkg.impl:guarded:delete:0>" == everything[0]["path"]  # tracebacks name the mutant
 
 
 def traced_target(x: int) -> int:
@@ -1690,6 +1752,10 @@ def test_precedence_mutants() -> None:
     assert ["X.order.a:order.0:swap:0", "X.order.a:examples.0.raises:other-fault:0"] == [
         m.mutant_id() for m in row_mutants(unordered, {})
     ]
+    first_unordered = {**PRECEDENCE, "unordered": [["X.fail.p", "X.fail.q"]]}  # later pairs still swapped
+    assert ["X.order.a:order.1:swap:0", "X.order.a:examples.0.raises:other-fault:0"] == [
+        m.mutant_id() for m in row_mutants(first_unordered, {})
+    ]
 
 
 def test_shards_deal_the_largest_rows_first_each_to_the_lightest_shard() -> None:
@@ -1709,3 +1775,38 @@ def test_shards_deal_the_largest_rows_first_each_to_the_lightest_shard() -> None
     # shard; a weight of 0 (or less) puts all four small rows on the second, a weight of 2 sends S.
     small = [entry("P", 4), entry("Q", 1), entry("R", 1), entry("S", 1), entry("T", 1)]
     assert [["P", "T"], ["Q", "R", "S"]] == [[e.row_id for e in shard] for shard in runner.shards(small, 2)]
+
+
+@pytest.mark.parametrize(
+    ("plugin", "group", "expected"),
+    [
+        pytest.param(
+            statement_plugin,
+            "contracts-statement-mutation",
+            {
+                "--statement-mutation-plan": "run the statement mutants of this plan (JSON)",
+                "--statement-mutation-out": "write the verdicts (JSON) here (required with a plan)",
+                "--statement-mutation-stats": "take the coverage map from mutmut's stats of this same code "
+                "(mutants/mutmut-stats.json) instead of a profiled pass",
+            },
+            id="statement",
+        ),
+        pytest.param(
+            plugin,
+            "contracts-spec-mutation",
+            {
+                "--spec-mutation-plan": "run the spec mutants of this plan (JSON) instead of the tests",
+                "--spec-mutation-out": "write the verdicts (JSON) here (required with a plan)",
+                "--spec-mutation-rows": "module:function returning the suite's loaded spec rows "
+                "(default: tests.spec_rows:all_rows)",
+            },
+            id="spec",
+        ),
+    ],
+)
+def test_plugin_options_and_their_help(plugin: Any, group: str, expected: dict[str, str]) -> None:
+    """Each plugin adds its options, in its own group, each with the help `pytest --help` shows."""
+    parser = pytest.Parser(_ispytest=True)
+    plugin.pytest_addoption(parser)
+    options = parser.getgroup(group).options
+    assert expected == {option.names()[0]: option.attrs()["help"] for option in options}

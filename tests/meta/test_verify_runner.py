@@ -287,6 +287,9 @@ def test_verify_assembles_the_report_from_the_child_results(
     chosen rows (deselected under -k when no test names them), loose tests, unknown ids, errors,
     the engine, the workers and the suite's mutation score."""
     root = make_suite(tmp_path)
+    killed = {"id": "A.x:1", "status": "killed", "description": "d", "killed_by": "t"}
+    spec_results = {"spec": {"rows": [{"row_id": "A.x", "tests": 1, "mutants": [killed]}]}}
+    (root / "mutants" / "spec-mutation.json").write_text(json.dumps(spec_results), encoding="utf-8")
     seen = fake_child(monkeypatch, RESULTS, 1)
     monkeypatch.chdir(tmp_path)
     for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "HYPOTHESIS_STORAGE_DIRECTORY"):
@@ -377,6 +380,9 @@ def test_verify_assembles_the_report_from_the_child_results(
         report.mutation["path"],
         report.mutation["score"],
     )
+    # the suite's spec-mutation results (no equivalents file: none listed)
+    line = "spec-mutation score 100.00% (1 killed, 0 listed equivalent, of 1 spec and statement mutants)"
+    assert [line] == report.spec_mutation
 
 
 def test_verify_without_keyword_leaves_untested_rows_unbound(

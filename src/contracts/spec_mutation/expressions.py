@@ -21,6 +21,11 @@ SYMBOL_OF: dict[type[ast.operator], str] = {
 Edit = tuple[str, str]
 
 
+def parsed(text: str) -> ast.Expression:
+    """A formula's text as one expression (the spec's formulas are expressions, never statements)."""
+    return ast.parse(text, mode="eval")
+
+
 def nodes(tree: ast.AST, wanted: Callable[[ast.AST], bool]) -> list[ast.AST]:
     return [node for node in ast.walk(tree) if wanted(node)]
 
@@ -29,7 +34,7 @@ def edited(
     text: str, index: int, wanted: Callable[[ast.AST], bool], change: Callable[[ast.AST], ast.AST]
 ) -> str:
     """The text with the index-th wanted node (ast.walk order) replaced by change(node)."""
-    tree = ast.parse(text, mode="eval")
+    tree = parsed(text)
     target = nodes(tree, wanted)[index]
     replacement = change(target)
 
@@ -53,7 +58,7 @@ def is_integer(node: ast.AST) -> bool:
 
 def operator_swaps(text: str) -> Iterator[Edit]:
     """Each + - * / ** replaced by each of the others."""
-    for index, node in enumerate(nodes(ast.parse(text, mode="eval"), is_swappable)):
+    for index, node in enumerate(nodes(parsed(text), is_swappable)):
         assert isinstance(node, ast.BinOp)
         for other in SWAPPABLE:
             if other is not type(node.op):
@@ -68,7 +73,7 @@ def operator_swaps(text: str) -> Iterator[Edit]:
 
 def constant_shifts(text: str) -> Iterator[Edit]:
     """Each integer constant plus and minus one."""
-    for index, node in enumerate(nodes(ast.parse(text, mode="eval"), is_integer)):
+    for index, node in enumerate(nodes(parsed(text), is_integer)):
         assert isinstance(node, ast.Constant)
         number = int(node.value)  # type: ignore[arg-type]  # is_integer: an int
         for delta in (1, -1):
@@ -82,11 +87,11 @@ def constant_shifts(text: str) -> Iterator[Edit]:
 
 def symbol_swaps(text: str, symbols: frozenset[str]) -> Iterator[Edit]:
     """Each pair of distinct symbols the expression uses, exchanged."""
-    tree = ast.parse(text, mode="eval")
+    tree = parsed(text)
     used = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id in symbols})
     for position, first in enumerate(used):
         for second in used[position + 1 :]:
-            exchanged = Exchange({first: second, second: first}).visit(ast.parse(text, mode="eval"))
+            exchanged = Exchange({first: second, second: first}).visit(parsed(text))
             yield f"symbols {first} <-> {second}", ast.unparse(exchanged)
 
 
@@ -97,7 +102,7 @@ class Exchange(ast.NodeTransformer):
         self.pair = pair
 
     def visit_Name(self, node: ast.Name) -> ast.AST:
-        return ast.Name(self.pair.get(node.id, node.id), node.ctx)
+        return ast.Name(self.pair.get(node.id, node.id))  # the text is unparsed: no ctx needed
 
 
 def is_product(node: ast.AST) -> bool:
@@ -106,7 +111,7 @@ def is_product(node: ast.AST) -> bool:
 
 def factor_drops(text: str) -> Iterator[Edit]:
     """Each factor of a product or quotient dropped: a*b -> a and b; a/b -> a and 1/b."""
-    for index, node in enumerate(nodes(ast.parse(text, mode="eval"), is_product)):
+    for index, node in enumerate(nodes(parsed(text), is_product)):
         assert isinstance(node, ast.BinOp)
         dividing = isinstance(node.op, ast.Div)
 
@@ -124,4 +129,4 @@ def factor_drops(text: str) -> Iterator[Edit]:
 
 def negated(text: str) -> str:
     """The expression with its sign flipped."""
-    return ast.unparse(ast.UnaryOp(ast.USub(), ast.parse(text, mode="eval").body))
+    return ast.unparse(ast.UnaryOp(ast.USub(), parsed(text).body))

@@ -180,27 +180,23 @@ STATEMENT_IGNORED = ("tests/meta/test_verify_runs.py", "tests/meta/test_spec_mut
 OWN_PACKAGE = "spec_mutation"  # the tool itself (package.spec_mutation): mutmut mutates it
 
 
-def statement_plan(
-    root: Path, package: str, scratch: Path, drawn: dict[str, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Every statement mutant of root/src/package (of the sample's functions), each module text
-    written under scratch (a copy of src)."""
+def statement_plan(root: Path, package: str, drawn: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Every statement mutant of root/src/package (of the sample's functions): its function, what it
+    changes and the mutated module text, compiled under a file name that names the mutant (tracebacks
+    say which mutant a failing test ran)."""
     entries = []
     for mutant in source_mutants(root / "src", package):
         if mutant.module.startswith(f"{package}.{OWN_PACKAGE}"):
             continue
         if not sample.taken(f"{mutant.module}:{mutant.qualname}", drawn):
             continue
-        place = scratch / mutant.mutant_id().replace(":", "/") / mutant.path.relative_to(root / "src")
-        place.parent.mkdir(parents=True, exist_ok=True)
-        place.write_text(mutant.source)
         entries.append(
             {
                 "id": mutant.mutant_id(),
                 "module": mutant.module,
                 "qualname": mutant.qualname,
                 "description": mutant.description,
-                "path": str(place),
+                "path": f"<{mutant.mutant_id()}>",
                 "source": mutant.source,
             }
         )
@@ -259,7 +255,7 @@ def run_statements(options: RunOptions) -> dict[str, Any]:
     started, cpu = time.monotonic(), children_cpu()
     with tempfile.TemporaryDirectory(prefix="statement-mutation-") as scratch:
         place = Path(scratch)
-        entries = statement_plan(options.root, options.package, place / "src", options.sample)
+        entries = statement_plan(options.root, options.package, options.sample)
         places = []
         for number, part in enumerate(statement_shards(entries, options.jobs)):
             places.append(place / f"shard{number}")

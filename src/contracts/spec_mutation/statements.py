@@ -72,9 +72,9 @@ def blocks(function: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[list[as
         for statement in block:
             if isinstance(statement, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                 continue
-            for name in ("body", "orelse", "finalbody"):
+            for name in ("body", "orelse", "finalbody"):  # statement lists (maybe empty: no guard)
                 inner = getattr(statement, name, None)
-                if isinstance(inner, list) and inner and isinstance(inner[0], ast.stmt):
+                if isinstance(inner, list):
                     pending.append(inner)
             pending.extend(handler.body for handler in getattr(statement, "handlers", []))
 
@@ -153,7 +153,7 @@ def module_mutants(path: Path, module: str) -> list[StatementMutant]:
     return found
 
 
-def source_mutants(root: Path, package: str = "contracts") -> list[StatementMutant]:
+def source_mutants(root: Path, package: str) -> list[StatementMutant]:
     """Every statement mutant of every module under root/package, in path order."""
     found: list[StatementMutant] = []
     for path in sorted((root / package).rglob("*.py")):
