@@ -936,6 +936,12 @@ class InProcessRun:
         self.returncode = int(pytest.main([*args[3:], "--import-mode=importlib", "-p", "no:randomly"]))
 
 
+def forget_sample_modules() -> None:
+    """Drop the sample package and its tests from sys.modules (the stand-in imported them in-process)."""
+    for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
+        del sys.modules[name]
+
+
 def write_impl_package(root: Path) -> None:
     """root/src/sample_pkg (IMPL) and root/test_impl.py (IMPL_TESTS)."""
     (root / "src" / "sample_pkg").mkdir(parents=True)
@@ -959,13 +965,15 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     options = runner.RunOptions(
         tmp_path, SPECS, jobs=1, package="sample_pkg", statement_suite=(str(tmp_path / "test_impl.py"),)
     )  # one session: the stand-in runs pytest in this process
+    readings = iter([10.0, 12.54])  # the children's CPU before and after the last run: its own share
     try:
         results = runner.run_statements(options)
-        ran = log.read_text()
+        ran, (cwd, env) = log.read_text(), InProcessRun.seen[-1]
         sampled = runner.run_statements(dataclasses.replace(options, sample={"seed": "4", "percent": 50.0}))
+        monkeypatch.setattr(runner, "children_cpu", lambda: next(readings))
+        timed = runner.run_statements(options)
     finally:
-        for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
-            del sys.modules[name]
+        forget_sample_modules()
     assert ["sample_pkg.impl:untested:delete:0", "sample_pkg.impl:Child.run:delete:0"] == [
         m["id"] for m in sampled["mutants"]
     ]  # the sample's functions only (see the sampled plan's test)
@@ -980,15 +988,8 @@ def test_statement_run(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     assert "the mutant changes the function's closure" == results["mutants"][3]["error"]
     assert "statement" == results["kind"]
     assert IMPL == (tmp_path / "src" / "sample_pkg" / "impl.py").read_text()  # never edited in place
-    cwd, env = InProcessRun.seen[-1]
     assert (tmp_path, str(SPECS.resolve())) == (cwd, env["CONTRACTS_SPECS"])  # the run's root and spec
-    readings = iter([10.0, 12.54])  # the children's CPU before and after: the run's own share
-    monkeypatch.setattr(runner, "children_cpu", lambda: next(readings))
-    try:
-        assert 2.5 == runner.run_statements(options)["cpu_seconds"]
-    finally:
-        for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
-            del sys.modules[name]
+    assert 2.5 == timed["cpu_seconds"]
 
 
 def test_statement_shards_deal_the_plan_round_robin() -> None:
@@ -1063,8 +1064,7 @@ def test_statement_run_from_mutmut_stats(tmp_path: Path, monkeypatch: pytest.Mon
     try:
         results = runner.run_statements(options)
     finally:
-        for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_impl"))]:
-            del sys.modules[name]
+        forget_sample_modules()
     assert "fast " == log.read_text()  # no profiled pass; the guard's mutant ran its fastest test first
     assert [
         ("sample_pkg.impl:guarded:delete:0", "killed", 2),
