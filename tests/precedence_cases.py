@@ -23,6 +23,8 @@ from contracts.block import BlockPlan
 from contracts.linear import LinearPlan
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor, add, exp, log, matmul, maximum, multiply
+from contracts.tensor.norm import rms_norm
+from contracts.tensor.softmax import cross_entropy
 from tests import strategies as s
 from tests.probes import NOT_GIVEN, Attempt, CountingInitializer
 from tests.stage05_cases import counted_embedding
@@ -304,6 +306,22 @@ def backward_build(case: Case) -> Built:
     return Built(Attempt(lambda: out.backward(seed)), leaves)
 
 
+def cross_entropy_build(case: Case) -> Built:
+    """cross_entropy(logits, targets): the logits a leaf, or raw data where the case says `raw`."""
+    logits = np.asarray(case["logits"])
+    leaves = [] if case["raw"] else [Tensor(logits, requires_grad=True)]
+    operand = leaves[0] if leaves else logits
+    targets = np.asarray(case["targets"])
+    return Built(Attempt(lambda: cross_entropy(operand, targets), offending=named(case)), leaves)
+
+
+def rms_norm_build(case: Case) -> Built:
+    """rms_norm(x, gain, eps): x and the gain leaves, or raw data where the case says `raw`."""
+    x, gain = operands(case)
+    leaves = [item for item in (x, gain) if isinstance(item, Tensor)]
+    return Built(Attempt(lambda: rms_norm(x, gain, case["eps"]), offending=named(case)), leaves)
+
+
 def raw_faults() -> dict[str, Injector]:
     return {
         "T.fail.dtype": lambda case: s.inject_raw_operand(case, "dtype"),
@@ -426,6 +444,34 @@ ENTRIES: dict[str, Entry] = {
             ),
         },
         block_forward_build,
+    ),
+    "S06.order.cross-entropy": Entry(
+        "tensor.api",
+        s.precedence_cross_entropy(),
+        {
+            "S06.fail.target-dtype": s.inject_target_dtype,
+            "T.fail.dtype": lambda case: s.inject_logits_data(case, "dtype"),
+            "T.fail.non-finite": lambda case: s.inject_logits_data(case, "non-finite"),
+            "S06.fail.axis": s.inject_scalar_logits,
+            "S06.fail.empty-axis": s.inject_empty_classes,
+            "S06.fail.target-shape": s.inject_target_shape,
+            "S06.fail.target-range": s.inject_target_range,
+        },
+        cross_entropy_build,
+    ),
+    "S08.order.rms-norm": Entry(
+        "tensor.api",
+        s.precedence_rms_norm(),
+        {
+            "S08.fail.eps-type": s.inject_eps_type,
+            "S08.fail.eps": s.inject_eps_value,
+            "T.fail.dtype": lambda case: s.inject_norm_data(case, "dtype"),
+            "T.fail.non-finite": lambda case: s.inject_norm_data(case, "non-finite"),
+            "S06.fail.axis": s.inject_scalar_x,
+            "S06.fail.empty-axis": s.inject_empty_row,
+            "S08.fail.gain-shape": s.inject_gain_shape,
+        },
+        rms_norm_build,
     ),
     "T.order.elementwise": Entry(
         "tensor.api",
