@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from contracts import CountingValue, Matrix, Vector
 from contracts.block import Block, BlockPlan, RMSNormPlan
-from contracts.errors import ShapeError
+from contracts.errors import ParameterIdentityError, ShapeError
+from contracts.init import InitSpec
 from contracts.model import ModelPlan
 
 
@@ -28,8 +31,8 @@ def test_block_binds_only_its_own_storage() -> None:
     block = small_block()
     plan, gain, mlp = block.plan, block.gain, block.mlp
     other = ModelPlan.mlp([2, 3, 2], name="block.mlp").materialize()
-    with pytest.raises(TypeError, match=r"^Block: plan must be a BlockPlan, got None \(NoneType\)$"):
-        Block(None, gain, mlp)  # type: ignore[arg-type]
+    with pytest.raises(TypeError, match=r"^Block: plan must be a BlockPlan, got 7 \(int\)$"):
+        Block(7, gain, mlp)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"^Block: gain must be a Vector, got \[1\.0, 1\.0\] \(list\)$"):
         Block(plan, [1.0, 1.0], mlp)  # type: ignore[arg-type]
     shape_message = r"^Block: gain shape must equal the norm's \(C,\) = \(2,\), got \(3,\)$"
@@ -60,3 +63,75 @@ def test_reprs_widths_and_parameters() -> None:
     assert f"Block({block.plan!r})" == repr(block)
     assert 2 == block.plan.width()
     assert [ref.value for ref in block.seal.refs] == list(block.parameters())
+
+
+def nan_initializer(*_: object) -> float:
+    return float("nan")
+
+
+def alias_gain_to_a_weight() -> object:
+    """A Block whose first gain is the MLP's first weight: refused when the seal is made."""
+    block = small_block()
+    weight = next(iter(block.mlp.layers[0].weight.values()))
+    return Block(block.plan, Vector.trusted((weight, *block.gain.values[1:])), block.mlp)
+
+
+# Each refusal names the entry point it was refused at, the argument and the offending value.
+REFUSALS = {
+    "block-plan-name": (
+        lambda: BlockPlan(RMSNormPlan(2), ModelPlan.mlp([2, 3, 2]), name=5),  # type: ignore[arg-type]
+        TypeError,
+        r"^BlockPlan: name must be a non-blank str, got 5 \(int\)$",
+    ),
+    "rmsnorm_mlp-widths": (
+        lambda: BlockPlan.rmsnorm_mlp([2]),
+        ValueError,
+        r"^BlockPlan\.rmsnorm_mlp: widths must hold >= 2 sizes \(input and output\), got 1$",
+    ),
+    "rmsnorm_mlp-name": (
+        lambda: BlockPlan.rmsnorm_mlp([2, 3, 2], name=5),
+        TypeError,
+        r"^BlockPlan\.rmsnorm_mlp: name must be a non-blank str, got 5 \(int\)$",
+    ),
+    "plan_forward-tokens": (
+        lambda: BlockPlan.rmsnorm_mlp([2, 3, 2]).plan_forward(0),
+        ValueError,
+        r"^BlockPlan\.plan_forward: tokens T must be >= 1, got 0$",
+    ),
+    "materialize-value-type": (
+        lambda: BlockPlan.rmsnorm_mlp([2, 3, 2]).materialize(value_type=int),  # type: ignore[arg-type]
+        TypeError,
+        r"^BlockPlan\.materialize: value_type must be Value or a subclass, got <class 'int'> \(type\)$",
+    ),
+    "materialize-initializer": (
+        lambda: BlockPlan.rmsnorm_mlp([2, 3, 2]).materialize(nan_initializer),
+        ValueError,
+        r"^BlockPlan\.materialize: initializer\('fc1\.weight', 0, 0\) must be finite, got nan$",
+    ),
+    "block-gain-alias": (
+        alias_gain_to_a_weight,
+        ParameterIdentityError,
+        r"^Block: undeclared parameter alias: 'block\.norm\.gain\[0\]' and 'block\.mlp\.fc1\.weight\[0,0\]'",
+    ),
+}
+
+
+@pytest.mark.parametrize(("attempt", "exception", "message"), REFUSALS.values(), ids=REFUSALS.keys())
+def test_refusals_name_their_entry_point(
+    attempt: Callable[[], object], exception: type[Exception], message: str
+) -> None:
+    """Each block API refusal is typed and names where it was refused, what and the offending value."""
+    with pytest.raises(exception, match=message):
+        attempt()
+
+
+def test_rmsnorm_mlp_passes_its_arguments_on() -> None:
+    """rmsnorm_mlp's eps defaults to 1e-6 (as RMSNormPlan's), and its init, gain_init and bias reach the
+    norm and every MLP layer."""
+    spec = InitSpec("uniform", 0.5, seed=3)
+    plan = BlockPlan.rmsnorm_mlp([2, 3, 2], use_bias=True, init=spec, gain_init=0.5)
+    assert (1e-6, 1e-6, 0.5) == (plan.norm.eps, RMSNormPlan(2).eps, plan.norm.gain_init)
+    roles = [InitSpec("uniform", 0.5, seed=3, role=role) for role in ("standard", "relu")]  # He after a ReLU
+    assert [(repr(role), True) for role in roles] == [
+        (repr(layer.init), layer.use_bias) for layer in plan.mlp.layers
+    ]

@@ -44,7 +44,8 @@ def reduced_shape(shape: Shape, axis: int, keepdims: bool) -> Shape:
 def first_max_mask(xp: Any, x: Any, axis: int) -> Any:
     """1.0 at the first maximal element along axis (argmax's first occurrence), 0.0 elsewhere."""
     first = xp.argmax(x, axis=axis, keepdims=True)
-    positions = xp.reshape(xp.arange(x.shape[axis]), (-1,) + (1,) * (x.ndim - 1 - axis))
+    size = int(x.shape[axis])
+    positions = xp.reshape(xp.arange(size), (size,) + (1,) * (x.ndim - 1 - axis))
     return xp.astype(positions == first, xp.float64)
 
 
