@@ -126,12 +126,20 @@ def test_refusals_name_their_entry_point(
 
 
 def test_rmsnorm_mlp_passes_its_arguments_on() -> None:
-    """rmsnorm_mlp's eps defaults to 1e-6 (as RMSNormPlan's), and its init, gain_init and bias reach the
-    norm and every MLP layer."""
+    """rmsnorm_mlp's eps defaults to 1e-6 (as RMSNormPlan's); its init, bias, gain_init, name and budget
+    reach the norm, every MLP layer (He after a ReLU) and the plan, whose budget defaults to None."""
     spec = InitSpec("uniform", 0.5, seed=3)
-    plan = BlockPlan.rmsnorm_mlp([2, 3, 2], use_bias=True, init=spec, gain_init=0.5)
+    plan = BlockPlan.rmsnorm_mlp(
+        [2, 3, 2], use_bias=True, init=spec, gain_init=0.5, name="b", parameter_budget=19
+    )
     assert (1e-6, 1e-6, 0.5) == (plan.norm.eps, RMSNormPlan(2).eps, plan.norm.gain_init)
-    roles = [InitSpec("uniform", 0.5, seed=3, role=role) for role in ("standard", "relu")]  # He after a ReLU
-    assert [(repr(role), True) for role in roles] == [
-        (repr(layer.init), layer.use_bias) for layer in plan.mlp.layers
-    ]
+    assert [
+        ("fc1", 2, 3, True, ("uniform", 0.5, 3, "standard")),
+        ("fc2", 3, 2, True, ("uniform", 0.5, 3, "relu")),
+    ] == [layer.key() for layer in plan.mlp.layers]
+    assert ("b", "b.mlp", 19, None) == (
+        plan.name,
+        plan.mlp.name,
+        plan.parameter_budget,
+        BlockPlan.rmsnorm_mlp([2, 2]).parameter_budget,
+    )
