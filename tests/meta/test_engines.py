@@ -12,7 +12,13 @@ from typing import ClassVar
 import numpy as np
 import pytest
 
-from contracts.engines import DeclarationError, MissingExtraError, check_declarations, load_engine
+from contracts.engines import (
+    KNOWN_CAPABILITIES,
+    DeclarationError,
+    MissingExtraError,
+    check_declarations,
+    load_engine,
+)
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
     PROGRAMS,
@@ -169,6 +175,64 @@ def test_unknown_declarations_are_refused_at_load(
     """A convention for a row or case the spec does not list, or an unknown dtype, is one DeclarationError."""
     with pytest.raises(DeclarationError, match=message):
         check_declarations(declaring(conventions, dtype), all_rows())
+
+
+class EngineRefusalError(Exception):
+    """An engine's own refusal type (what error_families is for)."""
+
+
+# (class attributes, message): each declares one thing the spec does not know or a catch-all mapping.
+BAD_DECLARATIONS = {
+    "blank-name": ({"name": " "}, r"^Declaring: name must be a non-blank str, got ' '$"),
+    "capabilities-a-str": (
+        {"capabilities": "scalar.add"},
+        r"^declaring: capabilities must be a frozenset of names, got str$",
+    ),
+    "unknown-capability": (
+        {"capabilities": frozenset({"tensor.soft_max", "scalar.add"})},
+        r"^declaring: capabilities names unknown capabilities \['tensor\.soft_max'\]; ",
+    ),
+    "unknown-lacking-key": (
+        {"lacking": {"scalar.add": "x", "quantum.teleport": "y"}},
+        r"^declaring: lacking names unknown capabilities \['quantum\.teleport'\]",
+    ),
+    "catch-all-exception": (
+        {"error_families": {EngineRefusalError: "ValueError", Exception: "ShapeError"}},
+        r"^declaring: error_families maps Exception, which AttributeError \(a crash, never a refusal\) "
+        r"derives from, onto 'ShapeError'",
+    ),
+    "base-exception-pattern": (
+        {"error_patterns": [(BaseException, "size", "ShapeError")]},
+        r"^declaring: error_families maps BaseException, which AttributeError",
+    ),
+    "a-crash-itself": (
+        {"error_families": {AssertionError: "ValueError"}},
+        r"^declaring: error_families maps AssertionError, which AssertionError \(a crash",
+    ),
+    "unknown-family": (
+        {"error_families": {EngineRefusalError: "Shape_Error"}},
+        r"^declaring: error_families maps EngineRefusalError onto 'Shape_Error', which no spec failure row "
+        r"raises \(known: .*ShapeError",
+    ),
+    "not-a-type": (
+        {"error_families": {"RuntimeError": "ShapeError"}},
+        r"^declaring: error_families key 'RuntimeError' is not an exception type$",
+    ),
+}
+
+
+@pytest.mark.parametrize(("attributes", "message"), BAD_DECLARATIONS.values(), ids=BAD_DECLARATIONS.keys())
+def test_declarations_the_spec_does_not_know_are_refused(attributes: dict[str, object], message: str) -> None:
+    """A blank name, capabilities or lacking keys no test requires, or an error mapping that would catch
+    a crash (or name no spec family), is one DeclarationError at load: never a silent n/a or pass."""
+    kind = type("Declaring", (Engine,), {"name": "declaring", **attributes})
+    with pytest.raises(DeclarationError, match=message):
+        check_declarations(kind(), all_rows())
+
+
+def test_every_capability_a_test_requires_is_known() -> None:
+    """The known names are exactly the shipped reference's capabilities: it claims every family."""
+    assert sorted(KNOWN_CAPABILITIES) == sorted(load_engine("reference").capabilities)
 
 
 def test_known_declarations_load() -> None:

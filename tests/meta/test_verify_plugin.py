@@ -6,6 +6,7 @@ import json
 import re
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any, Literal
 
 import pytest
@@ -154,8 +155,11 @@ def test_recorder_accumulates_phases_and_writes_results(tmp_path: Path) -> None:
     recorder.pytest_runtest_logreport(report("setup", "passed"))
     recorder.pytest_runtest_logreport(report("call", "failed", LONGREPR))
     recorder.pytest_runtest_logreport(report("teardown", "passed", examples=50))
-    recorder.pytest_sessionfinish(None, 1)  # type: ignore[arg-type]
+    options = {"--impl": "userpkg:Mine"}
+    session = SimpleNamespace(config=SimpleNamespace(getoption=lambda name, default=None: options[name]))
+    recorder.pytest_sessionfinish(session, 1)  # type: ignore[arg-type]
     (test,) = json.loads(out.read_text(encoding="utf-8"))["tests"]
+    assert "userpkg:Mine" == json.loads(out.read_text(encoding="utf-8"))["impl"]  # the engine it ran
     assert (NODE, ["S03.grad.mul"], "failed", 50) == (
         test["nodeid"],
         test["spec_ids"],
@@ -213,7 +217,6 @@ def test_file_of_a_node_id() -> None:
 
 def test_configure_registers_the_recorder() -> None:
     """In the main process the recorder is registered under its name, with the options' values."""
-    from types import SimpleNamespace
 
     from contracts.verify.plugin import pytest_configure
 
@@ -356,7 +359,6 @@ def test_user_properties_without_ours() -> None:
 
 def test_recorder_hooks_on_the_xdist_controller_and_workers(tmp_path: Path) -> None:
     """The controller collects nothing itself; a passing collection is no error; a worker records nothing."""
-    from types import SimpleNamespace
 
     from contracts.verify.plugin import pytest_configure
 
@@ -490,7 +492,6 @@ def test_skip_reason_from_text() -> None:
 def test_note_examples() -> None:
     """hypothesis's count from its statistics; 1 for a plain test; None for a hypothesis test that
     left no statistics (it never ran its examples)."""
-    from types import SimpleNamespace
 
     from hypothesis import given
     from hypothesis import strategies as st
@@ -521,7 +522,6 @@ def test_recorder_details(capsys: pytest.CaptureFixture[str]) -> None:
     """Messages and collection errors are cut to MESSAGE_LIMIT characters (a collection error keeps
     its end); a skipped test has no example count; progress lines carry the elapsed time and count
     outcomes other than passed, failed and n/a."""
-    from types import SimpleNamespace
 
     from contracts.verify.plugin import MESSAGE_LIMIT
 
@@ -667,7 +667,6 @@ def test_falsifying_example_in_both_report_shapes(text: str, expected: str) -> N
 
 def test_a_reference_only_reason_is_its_markers_arguments_in_one_line() -> None:
     """No marker: None; a marker's arguments are the reason, joined by single spaces."""
-    from types import SimpleNamespace
 
     from contracts.verify.plugin import reference_only_reason
 

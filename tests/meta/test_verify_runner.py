@@ -271,6 +271,7 @@ def make_suite(tmp_path: Path) -> Path:
 ADD = "tests/properties/test_s.py::test_add"
 RESULTS: dict[str, Any] = {
     "exitstatus": 1,
+    "impl": "reference",
     "tests": [
         Record(ADD, ["S03.grad.add"], examples=7).to_json(),
         Record("tests/golden/test_g.py::t", ["S03.grad.add", "Z.nope"], "failed", message="boom").to_json(),
@@ -390,7 +391,7 @@ def test_verify_without_keyword_leaves_untested_rows_unbound(
 ) -> None:
     """Without -k a chosen row no test names is unbound; an explicit mutation file is read; the
     results may lack collection errors."""
-    results = {"tests": RESULTS["tests"][:1]}
+    results = {"impl": "reference", "tests": RESULTS["tests"][:1]}
     fake_child(monkeypatch, results, 0)
     stats = tmp_path / "stats.json"
     stats.write_text(json.dumps({"killed": 1, "total": 2}), encoding="utf-8")
@@ -422,6 +423,29 @@ def test_pytest_without_results_is_exit_3_with_the_log_tail(
     with pytest.raises(VerifyError, match=f"^{message}$") as raised:
         verify(VerifyOptions(suite=str(ROOT), rows=["S03.grad.add"], pytest_log=str(log)))
     assert (3, None, 50) == (raised.value.code, seen[0]["stderr"], len(log.read_bytes().splitlines()))
+
+
+def test_a_child_that_ran_another_engine_gives_no_report(monkeypatch: pytest.MonkeyPatch) -> None:
+    """When the child's session ran another engine than --impl (arguments after -- chose it), verify
+    raises VerifyError (code 2) naming both and the arguments, instead of reporting its results."""
+    fake_child(monkeypatch, RESULTS, 0)
+    options = VerifyOptions(
+        impl="tests.meta.broken_engines:WrongMulGradient",
+        suite=str(ROOT),
+        progress=False,
+        pytest_args=["--impl=reference"],
+    )
+    message = (
+        "the suite ran engine 'reference', not --impl 'tests.meta.broken_engines:WrongMulGradient': the "
+        "pytest arguments after -- (--impl=reference) must not select the engine; give it as --impl only"
+    )
+    with pytest.raises(VerifyError, match=f"^{re.escape(message)}$") as raised:
+        verify(options)
+    assert 2 == raised.value.code
+    with pytest.raises(
+        VerifyError, match=r"^the suite ran engine None, not --impl 'torch': .* \(none\) must"
+    ):
+        runner.check_ran("torch", None, [])
 
 
 def test_usage_errors_have_code_2() -> None:

@@ -62,6 +62,15 @@ RUNS: dict[str, list[str]] = {
     "tie-split": ["--impl", f"{DTYPE}:TieSplitAtMaximum", "--rows", "T.rule.tie"],
     "torch-tie": ["--impl", "torch", "--rows", "T.rule.tie"],
     "pytest-error": ["--impl", "reference", "--rows", "S03.grad.add", "--", "--no-such-pytest-option"],
+    # pytest's last --impl wins: arguments after -- that swap in the reference must not pass for the bug
+    "engine-swap": [
+        "--impl",
+        f"{BROKEN}:WrongMulGradient",
+        "--rows",
+        "S03.grad.mul",
+        "--",
+        "--impl=reference",
+    ],
 }
 OPTIONAL = {"micrograd": "micrograd", "xdist": "xdist", "torch-tie": "torch"}
 
@@ -175,6 +184,12 @@ def test_pytest_usage_error_is_reported_with_its_output(runs: dict[str, Run]) ->
     """When pytest cannot start (here an unknown option after --), verify exits 3 and writes no report."""
     run = get(runs, "pytest-error")
     assert (3, None) == (run.code, run.report)
+
+
+def test_arguments_after_the_separator_cannot_swap_the_engine(runs: dict[str, Run]) -> None:
+    """-- --impl=reference would run the reference under the broken engine's name: exit 2, no report."""
+    run = get(runs, "engine-swap")
+    assert (2, None) == (run.code, run.report)
 
 
 def statuses(run: Run) -> dict[str, str]:

@@ -6,7 +6,17 @@ import importlib
 import os
 from collections.abc import Iterable
 
-from contracts.engines.base import DTYPES, Engine, MissingExtraError, convention_target
+from contracts.engines.base import (
+    CONTRACT_FAMILIES,
+    DTYPES,
+    PROGRAMS,
+    SCALAR,
+    TENSOR,
+    Engine,
+    MissingExtraError,
+    convention_target,
+)
+from contracts.engines.modules import MODULE
 from contracts.spec import SpecRow
 
 SHIPPED = {
@@ -15,6 +25,13 @@ SHIPPED = {
     "micrograd": "contracts.engines.micrograd_engine:MicrogradEngine",
 }
 ENV_VAR = "CONTRACTS_IMPL"
+# Every capability a test can require: a declared name outside it is a typo that would make its rows
+# "not applicable" instead of run.
+KNOWN_CAPABILITIES = SCALAR | TENSOR | PROGRAMS | MODULE | CONTRACT_FAMILIES
+# Exceptions that mean the engine or its adapter crashed, never that it refused an input: an
+# error_families key they derive from (Exception, BaseException, or themselves) maps every crash
+# onto a spec family, so a broken engine would pass the refusal rows.
+CRASHES = (AttributeError, NameError, AssertionError, UnboundLocalError)
 
 
 def selected_name(cli_value: str | None = None) -> str:
@@ -39,8 +56,11 @@ class DeclarationError(ValueError):
 
 
 def check_declarations(engine: Engine, rows: Iterable[SpecRow]) -> Engine:
-    """The engine, once every conventions key names a spec row (and one of the cases that row lists)
-    and its dtype is known; else DeclarationError naming the first that is not."""
+    """The engine, once its name, capabilities, lacking keys, error families, conventions and dtype say
+    only what the spec knows; else DeclarationError naming the first that does not."""
+    rows = list(rows)
+    check_identity(engine)
+    check_error_families(engine, {str(row["exception"]) for row in rows if row.kind == "failure"})
     if engine.dtype not in DTYPES:
         raise DeclarationError(f"{engine.name}: dtype {engine.dtype!r} is not one of {', '.join(DTYPES)}")
     cases = {row.id: tuple(row.get("cases", {})) for row in rows}
@@ -57,8 +77,51 @@ def check_declarations(engine: Engine, rows: Iterable[SpecRow]) -> Engine:
     return engine
 
 
+def check_identity(engine: Engine) -> None:
+    """A non-blank name; capabilities a set of known names (a str would make `in` a substring test);
+    lacking keys among the known names."""
+    if not isinstance(engine.name, str) or not engine.name.strip():
+        raise DeclarationError(
+            f"{type(engine).__qualname__}: name must be a non-blank str, got {engine.name!r}"
+        )
+    declared = engine.capabilities
+    if not isinstance(declared, frozenset | set):
+        raise DeclarationError(
+            f"{engine.name}: capabilities must be a frozenset of names, got {type(declared).__name__}"
+        )
+    for where, names in (("capabilities", declared), ("lacking", engine.lacking)):
+        unknown = sorted(str(name) for name in names if name not in KNOWN_CAPABILITIES)
+        if unknown:
+            raise DeclarationError(
+                f"{engine.name}: {where} names unknown capabilities {unknown}; a test requires only "
+                f"the names of contracts.engines.KNOWN_CAPABILITIES"
+            )
+
+
+def check_error_families(engine: Engine, families: set[str]) -> None:
+    """Every mapped engine exception is an exception type that no crash derives from, mapped (also by
+    message pattern) onto one of the spec's exception names."""
+    mapped = [(kind, family) for kind, family in engine.error_families.items()]
+    mapped += [(kind, family) for kind, _, family in engine.error_patterns]
+    for kind, family in mapped:
+        if not (isinstance(kind, type) and issubclass(kind, BaseException)):
+            raise DeclarationError(f"{engine.name}: error_families key {kind!r} is not an exception type")
+        crash = next((crash for crash in CRASHES if issubclass(crash, kind)), None)
+        if crash is not None:
+            raise DeclarationError(
+                f"{engine.name}: error_families maps {kind.__name__}, which {crash.__name__} (a crash, "
+                f"never a refusal) derives from, onto {family!r}: map the engine's own refusal types"
+            )
+        if family not in families:
+            raise DeclarationError(
+                f"{engine.name}: error_families maps {kind.__name__} onto {family!r}, which no spec "
+                f"failure row raises (known: {', '.join(sorted(families))})"
+            )
+
+
 __all__ = [
     "ENV_VAR",
+    "KNOWN_CAPABILITIES",
     "SHIPPED",
     "DeclarationError",
     "Engine",

@@ -200,6 +200,8 @@ class Recorder:
             return
         document = {
             "exitstatus": int(exitstatus),
+            # the engine the session ran (the suite's --impl as parsed): verify compares it with its own
+            "impl": session.config.getoption("--impl", default=None),
             "tests": [record.to_json() for record in self.records.values()],
             "collection_errors": self.collection_errors,
         }

@@ -378,6 +378,16 @@ def rerun_of(options: VerifyOptions, impl: str, root: Path, environ: Mapping[str
     return Rerun(impl, options.profile, str(root), paths, sys.executable, extra)
 
 
+def check_ran(impl: str, ran: object, pytest_args: Sequence[str]) -> None:
+    """The child ran the engine verify named (arguments after -- may not select another), else
+    VerifyError: a report of one engine's results under another's name is never written."""
+    if ran != impl:
+        raise VerifyError(
+            f"the suite ran engine {ran!r}, not --impl {impl!r}: the pytest arguments after -- "
+            f"({' '.join(pytest_args) or 'none'}) must not select the engine; give it as --impl only"
+        )
+
+
 def preflight(options: VerifyOptions) -> tuple[Path, str, Engine, list[SpecRow], list[str]]:
     """Every check that can fail before the suite runs: a one-line VerifyError, never a late surprise."""
     check_impl(options.impl)
@@ -411,6 +421,7 @@ def verify(options: VerifyOptions) -> Report:
                 + log_tail(log),
                 EXIT_PYTEST,
             )
+    check_ran(impl, results.get("impl"), options.pytest_args)
     records = [Record.from_json(item) for item in results["tests"]]
     selected_rows = [row for row in rows if chosen(row.id, prefixes)]
     row_like = [{"id": r.id, "title": r["title"], "kind": r.kind, "stage": r.stage} for r in selected_rows]
