@@ -227,7 +227,8 @@ class Value:
         """Set d(self)/d(self) = 1 and accumulate d(self)/d(node) into every reachable node.
 
         Intermediate grads are recomputed from zero on every call; leaf grads accumulate across
-        calls, so calling backward again adds one more copy of each leaf gradient. A gradient that
+        calls, so calling backward again adds one more copy of each leaf gradient (a leaf's own
+        backward adds 1 each time, as torch's does). A gradient that
         overflows float64 is refused (OverflowError) with every .grad restored to its value before
         the call.
         """
@@ -236,7 +237,7 @@ class Value:
         for node in order:
             if node.parents:
                 node.grad = 0.0
-        self.grad = 1.0
+        self.grad += 1.0  # zeroed above unless self is a leaf, whose gradient accumulates as any leaf's
         for node in reversed(order):
             upstream = node.grad
             if not isfinite(upstream):

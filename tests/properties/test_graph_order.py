@@ -3,12 +3,15 @@ loops (Value, Tensor) walk it in reverse, so a node propagates only after every 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from contracts.engines import Engine
 from contracts.graph import topological_order
+from contracts.tensor import Tensor, multiply
+from contracts.value import Value
 from tests import strategies as s
 from tests.spec_rows import OWN_TYPES, reference_only, require
 
@@ -70,6 +73,26 @@ def test_order_is_deterministic(engine: Engine, parents: list[tuple[int, ...]]) 
     first = [node.index for node in topological_order(build(parents)[-1])]
     second = [node.index for node in topological_order(build(parents)[-1])]
     assert first == second
+
+
+@reference_only(OWN_TYPES)
+@pytest.mark.spec("S03.rule.accumulate", "T.rule.accumulate")
+@given(x=st.floats(-4, 4), used=st.booleans(), calls=st.integers(1, 3))
+def test_backward_on_a_leaf_accumulates_like_any_leaf(
+    engine: Engine, x: float, used: bool, calls: int
+) -> None:
+    """A leaf Value or Tensor (after one use in 2·leaf, gradient 2, or none): k backward calls on the
+    leaf itself add 1 each, as every leaf gradient accumulates."""
+    require(engine, "scalar.value-api", "S03.rule.accumulate")
+    value, tensor = Value(x), Tensor(np.asarray(x), requires_grad=True)
+    if used:
+        (value * 2.0).backward()
+        multiply(tensor, 2.0).backward()
+    for _ in range(calls):
+        value.backward()
+        tensor.backward()
+    expected = 2.0 * used + calls
+    assert (expected, expected) == (value.grad, float(tensor.grad))
 
 
 @reference_only(OWN_TYPES)
