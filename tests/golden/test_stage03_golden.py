@@ -43,6 +43,16 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     )
 
 
+@pytest.mark.spec("S03.rule.pow-negative-base")
+@pytest.mark.parametrize("example", row("S03.rule.pow-negative-base")["examples"])
+def test_pow_negative_base_example(engine: Engine, example: dict[str, float]) -> None:
+    """(-2)³ = -8 with gradient 12, (-2)² = 4 with -4, (-0.5)⁻¹ = -2 with -4, 0² = 0 with 0."""
+    require(engine, "scalar.pow", "S03.rule.pow-negative-base")
+    assert (example["value"], (example["grad"],)) == engine.scalar_vjp(
+        "pow", [example["x"]], {"k": example["k"]}
+    )
+
+
 @pytest.mark.spec("S03.rule.relu-at-zero")
 def test_relu_at_zero_example(engine: Engine) -> None:
     """relu(0) = 0 and its gradient at 0 is 0; and 0 is the kink: just above it the gradient is 1."""

@@ -77,6 +77,18 @@ def test_gradient_matches_central_differences(engine: Engine, spec_row: SpecRow,
         )
 
 
+@pytest.mark.spec("S03.rule.pow-negative-base")
+@given(x=st.floats(-5, -0.1), k=st.integers(-3, 3))
+def test_pow_of_a_negative_base_keeps_the_sign(engine: Engine, x: float, k: int) -> None:
+    """x < 0, integer k: the value is x^k and the gradient k·x^(k−1), with their signs (Python's own
+    powers of a negative float by an integer, which are real)."""
+    require(engine, "scalar.pow", "S03.rule.pow-negative-base")
+    value, (grad,) = engine.scalar_vjp("pow", [x], {"k": float(k)})
+    assert_engine_gives(
+        (x**k, k * x ** (k - 1)), (value, grad), **tolerance(engine, "value"), what="value and gradient"
+    )
+
+
 @pytest.mark.spec("S03.rule.relu-at-zero")
 @given(x=st.one_of(st.just(0.0), st.just(-0.0), st.floats(-1e6, 0.0)))
 def test_relu_gradient_is_zero_at_and_below_zero(engine: Engine, x: float) -> None:
