@@ -43,11 +43,10 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     )
 
 
-@pytest.mark.spec("S03.rule.pow-negative-base")
-@pytest.mark.parametrize("example", row("S03.rule.pow-negative-base")["examples"])
-def test_pow_negative_base_example(engine: Engine, example: dict[str, float]) -> None:
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("S03.rule.pow-negative-base")]))
+def test_pow_negative_base_example(engine: Engine, spec_row: SpecRow, example: dict[str, float]) -> None:
     """(-2)³ = -8 with gradient 12, (-2)² = 4 with -4, (-0.5)⁻¹ = -2 with -4, 0² = 0 with 0."""
-    require(engine, "scalar.pow", "S03.rule.pow-negative-base")
+    require(engine, "scalar.pow", spec_row.id)
     assert (example["value"], (example["grad"],)) == engine.scalar_vjp(
         "pow", [example["x"]], {"k": example["k"]}
     )
