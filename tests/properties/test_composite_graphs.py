@@ -36,7 +36,7 @@ from tests.dag_cases import (
     tensor_central_differences,
     tolerance,
 )
-from tests.spec_rows import OWN_TYPES, reference_only, require
+from tests.spec_rows import OWN_TYPES, reference_only, require, rows
 
 
 def close(expected: Any) -> Any:
@@ -228,6 +228,24 @@ def test_tensor_deep_chain_inside_a_dag(engine: Engine, case: dict[str, Any]) ->
     require(engine, "tensor.program", "T.rule.accumulate")
     value, grads = engine.tensor_program_vjp(case["program"], case["leaves"], case["upstream"])
     assert_tensor_tree_equal(engine, case, value, grads)
+
+
+@pytest.mark.spec("T.rule.accumulate")
+@pytest.mark.parametrize("op", TENSOR_OPS)
+@given(data=st.data())
+def test_engine_second_backward_adds_exactly_one_copy(engine: Engine, op: str, data: st.DataObject) -> None:
+    """Through the engine's own graph (tensor_graph): a second backward with the same upstream leaves
+    every leaf gradient exactly twice what the first left (one more copy, never two, never a reset)."""
+    require(engine, "tensor.refusals", "T.rule.accumulate")  # the capability of the graph methods
+    gradient_row = next(r for r in rows(kind="gradient") if r.id == f"T.grad.{op}")
+    case = data.draw(s.tensor_case(op, gradient_row["domain"], smooth=True))
+    graph = engine.tensor_graph(op, case["inputs"], requires_grad=True)
+    engine.tensor_backward(graph, case["upstream"])
+    once = [np.array(grad, copy=True) for grad in engine.tensor_grads(graph)]
+    engine.tensor_backward(graph, case["upstream"])
+    assert [(2 * grad).tolist() for grad in once] == [
+        np.asarray(g).tolist() for g in engine.tensor_grads(graph)
+    ]
 
 
 @reference_only(OWN_TYPES)
