@@ -14,7 +14,7 @@ import pytest
 from contracts.engines import Engine
 from contracts.init import InitSpec
 from contracts.spec import SpecRow
-from tests.port_cases import BLOCK_MLP, GAIN, build, refused_when_built, scalar_names
+from tests.port_cases import BLOCK_MLP, GAIN, build, input_array, refused_when_built, scalar_names
 from tests.spec_rows import assert_engine_gives, example_params, require, row, rows
 
 
@@ -46,6 +46,20 @@ def test_port_block_parameter_example(engine: Engine, spec_row: SpecRow, example
     counts = {info.name: info.count for info in engine.module_parameters(module)}
     counted = counts[GAIN] if spec_row.id == "S08.params.rms-norm" else sum(counts.values())
     assert example["value"] == counted
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("S08.cost.block")]))
+def test_port_block_graph_nodes_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """T = 1, C = 2, Chid = 3: 34 nodes; C = Chid = 2: 26; T = 2 with a bias: 78 (the engine's graph)."""
+    require(engine, "module.graph-count", spec_row.id)
+    require(engine, "module.block", spec_row.id)
+    where = example["where"]
+    width, hidden = where["C"], where["Chid"]
+    module = build(
+        engine,
+        lambda: engine.module_block(width, [width, hidden, width], 1e-6, bool(where["bias"]), None, 1.0),
+    )
+    assert example["value"] == engine.module_graph_nodes(module, input_array(where["T"], width))
 
 
 @pytest.mark.spec("S08.rule.block-forward")

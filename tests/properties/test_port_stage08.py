@@ -28,13 +28,14 @@ from tests.port_cases import (
     block_shapes,
     build_or_reject,
     identity_changes,
+    input_array,
     numpy_block,
     numpy_norm,
     refused_when_built,
     scalar_names,
 )
 from tests.spec_rows import params, require, row
-from tests.stage08_block_cases import spec_block_parameters
+from tests.stage08_block_cases import spec_block_cost, spec_block_parameters
 
 
 def block(engine: Engine, case: dict[str, Any], init: InitSpec | None = None, gain_init: float = 1.0) -> Any:
@@ -107,6 +108,22 @@ def test_port_block_forward_is_x_plus_mlp_of_rms_norm(
     assert (tokens, widths[0]) == output.shape
     expected = numpy_block(engine.module_state(module), x, case["eps"], len(widths) - 1)
     np.testing.assert_allclose(output, expected, rtol=1e-9, atol=1e-9)
+
+
+# ---------------------------------------------------------------- planner == executor on the engine's graph
+
+
+@pytest.mark.spec("S08.cost.rms-norm", "S08.cost.residual", "S08.cost.block")
+@given(case=s.block_case())
+def test_port_block_graph_nodes_equal_the_plan(engine: Engine, case: dict[str, Any]) -> None:
+    """Nodes one block forward creates, counted by walking the engine's graph, equal the spec's
+    G_RMSNorm + the MLP's G_linear and G_ReLU + G_residual for the same widths, bias and tokens."""
+    require(engine, "module.graph-count", "S08.cost.block")
+    require(engine, "module.block", "S08.cost.block")
+    widths, tokens = case["widths"], case["tokens"]
+    module = block(engine, case)
+    nodes = engine.module_graph_nodes(module, input_array(tokens, widths[0]))
+    assert spec_block_cost(widths, tokens, case["use_bias"]) == nodes
 
 
 # ---------------------------------------------------------------- the gains: names, identity, init
