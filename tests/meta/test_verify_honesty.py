@@ -277,6 +277,16 @@ def test_repro_of_an_out_of_tree_adapter_works_from_another_directory(tmp_path: 
 # ---------------------------------------------------------------- could not start: exit 2, one line
 
 EXITS_ON_IMPORT = "import sys\nsys.exit(0)\n"
+# Adapters whose constructor ends the process (as a native library's exit() would), raises an exception
+# that is not an Exception, or prints: each module defines Engine.
+ODD_ADAPTERS = {
+    "ends_process": "import os\nfrom contracts.engines.reference import ReferenceEngine\n\n\n"
+    "class Engine(ReferenceEngine):\n    def __init__(self):\n        os._exit(0)\n",
+    "odd_raise": "from contracts.engines.reference import ReferenceEngine\n\n\nclass Weird(BaseException):\n"
+    "    pass\n\n\nclass Engine(ReferenceEngine):\n    def __init__(self):\n        raise Weird('odd')\n",
+    "prints": "from contracts.engines.reference import ReferenceEngine\n\n\n"
+    "class Engine(ReferenceEngine):\n    def __init__(self):\n        print('hello from the engine')\n",
+}
 
 
 @pytest.mark.parametrize(
@@ -291,6 +301,7 @@ EXITS_ON_IMPORT = "import sys\nsys.exit(0)\n"
             id="constructor-raises",
         ),
         pytest.param(["--impl", "exits_on_import:Engine"], "raised SystemExit: 0", id="exit-on-import"),
+        pytest.param(["--impl", "odd_raise:Engine"], "constructor raised Weird: odd", id="base-exception"),
         pytest.param(
             ["--impl", "tests.meta.dtype_engines:UnknownCase"],
             "--impl tests.meta.dtype_engines:UnknownCase: unknown-case: conventions key 'T.rule.tie[sum]': "
@@ -317,11 +328,54 @@ def test_verify_that_cannot_start_says_why_in_one_line(
 ) -> None:
     """Each bad start exits 2 with one line naming the problem, before any test runs (no traceback)."""
     (tmp_path / "exits_on_import.py").write_text(EXITS_ON_IMPORT, encoding="utf-8")
+    for module, text in ODD_ADAPTERS.items():
+        (tmp_path / f"{module}.py").write_text(text, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     code = main(["verify", "-q", "--suite", str(ROOT), *arguments])
     err = capsys.readouterr().err
     assert (2, 1) == (code, len(err.strip().splitlines())), err
     assert message in err
+
+
+def test_an_adapter_that_ends_the_process_while_loading_cannot_end_verify(tmp_path: Path) -> None:
+    """A constructor calling os._exit(0) (as a native library's exit() would) is exit 2 with one line,
+    never exit 0 with no report. verify runs as a child here: in this process the broken guard would
+    end the test session itself with code 0."""
+    (tmp_path / "ends_process.py").write_text(ODD_ADAPTERS["ends_process"], encoding="utf-8")
+    command = "from contracts.cli import main; raise SystemExit(main())"
+    arguments = ["verify", "-q", "--suite", str(ROOT), "--impl", "ends_process:Engine"]
+    done = subprocess.run(
+        [sys.executable, "-c", command, *arguments], cwd=tmp_path, capture_output=True, text=True, timeout=120
+    )
+    message = (
+        "contracts verify: error: could not start engine 'ends_process:Engine': loading it ended the "
+        "process (exit code 0) before the engine was made"
+    )
+    assert (2, "", [message]) == (done.returncode, done.stdout, done.stderr.splitlines())
+
+
+def test_an_adapter_that_prints_leaves_the_report_on_stdout_intact(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A constructor's print goes to stderr: stdout holds the JSON report alone (a CI job parses it)."""
+    (tmp_path / "prints.py").write_text(ODD_ADAPTERS["prints"], encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    arguments = ["--impl", "prints:Engine", "--rows", "S03.grad.add", "--format", "json"]
+    code = main(["verify", "-q", "--suite", str(ROOT), *arguments])
+    captured = capsys.readouterr()
+    assert (0, "prints:Engine") == (code, json.loads(captured.out)["engine"]["impl"])
+    assert "hello from the engine" in captured.err
+
+
+def test_the_probe_marks_a_load_that_returned(tmp_path: Path) -> None:
+    """contracts.verify.probe writes its marker when loading returned, raised or not; its stdout stays
+    empty (the adapter's prints go to stderr)."""
+    from contracts.verify import probe
+
+    for name in ("reference", "json:Nothing"):
+        marker = tmp_path / name.replace(":", "-")
+        assert 0 == probe.main([name, str(marker)])
+        assert "returned" == marker.read_text(encoding="utf-8")
 
 
 SLOW_ADAPTER = """

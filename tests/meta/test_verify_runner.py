@@ -235,10 +235,17 @@ Child = dict[str, Any]
 
 
 def fake_child(monkeypatch: pytest.MonkeyPatch, results: dict[str, Any] | None, code: int) -> list[Child]:
-    """subprocess.Popen replaced: the 'child pytest' prints 50 log lines and writes results (if any)."""
+    """subprocess.Popen replaced: the 'child pytest' prints 50 log lines and writes results (if any);
+    the engine's load probe (contracts.verify.probe) runs for real."""
     seen: list[Child] = []
+    real = subprocess.Popen
 
     class FakeChild:
+        def __new__(cls, command: list[str], **kwargs: Any) -> Any:
+            if "contracts.verify.probe" in command:
+                return real(command, **kwargs)
+            return super().__new__(cls)
+
         def __init__(self, command: list[str], **kwargs: Any) -> None:
             seen.append({"command": command, **kwargs})
             kwargs["stdout"].write("".join(f"line {i}\n" for i in range(49)).encode() + b"line \xff\n")

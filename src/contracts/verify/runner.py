@@ -8,6 +8,7 @@ hypothesis profile); its own output goes to a log file, progress lines to stderr
 from __future__ import annotations
 
 import ast
+import contextlib
 import importlib.util
 import json
 import os
@@ -115,12 +116,33 @@ def engine_target(engine: Engine) -> str:
     return f"{kind.__module__}:{kind.__qualname__}"
 
 
+def probe_engine(name: str) -> None:
+    """Load the engine once in a child process (contracts.verify.probe) and VerifyError if loading it
+    ended that process: in verify's own process it would end verify with no report and any exit code."""
+    with tempfile.TemporaryDirectory(prefix="contracts-probe-") as scratch:
+        marker = Path(scratch) / "returned"
+        probe = [sys.executable, "-m", "contracts.verify.probe", name, str(marker)]
+        code = subprocess.run(
+            probe, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False
+        ).returncode
+        if not marker.is_file():
+            raise VerifyError(
+                f"could not start engine {name!r}: loading it ended the process (exit code {code}) "
+                "before the engine was made"
+            )
+
+
 def resolve_engine(name: str) -> Engine:
-    """The engine a name or dotted path selects, or VerifyError saying what is wrong."""
+    """The engine a name or dotted path selects, or VerifyError saying what is wrong. Loading it prints
+    nothing to stdout (a report may go there) and, having returned in a probe process, cannot end this one."""
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())  # dotted paths resolve from the current directory, as in the child
+    probe_engine(name)
     try:
-        return load_engine(name)
+        with contextlib.redirect_stdout(sys.stderr):
+            return load_engine(name)
+    except KeyboardInterrupt:
+        raise
     except MissingExtraError as error:
         raise VerifyError(f"--impl {name}: {error}") from None
     except (ImportError, AttributeError, TypeError, ValueError) as error:
@@ -128,7 +150,7 @@ def resolve_engine(name: str) -> Engine:
             f"unknown engine {name!r} ({type(error).__name__}: {error}); use one of "
             f"{', '.join(SHIPPED)}, or a dotted path pkg.module:Class to an Engine subclass"
         ) from None
-    except (Exception, SystemExit) as error:  # the adapter's own code failed or exited while loading
+    except BaseException as error:  # the adapter's own code failed or exited while loading
         raise VerifyError(
             f"could not start engine {name!r}: its import or constructor raised "
             f"{type(error).__name__}: {error}"
