@@ -294,6 +294,8 @@ ODD_ADAPTERS = {
     [
         pytest.param(["--impl", ""], "--impl is empty", id="empty-impl"),
         pytest.param(["--rows", "S99,X1"], "--rows S99,X1: no spec row id starts with", id="no-row-matches"),
+        pytest.param(["--rows", " , "], "--rows ' , ': names no row id prefix (blank)", id="blank-rows"),
+        pytest.param(["--rows", ""], "--rows '': names no row id prefix (blank)", id="empty-rows"),
         pytest.param(
             ["--impl", f"{BROKEN}:ConstructorFails"],
             "could not start engine 'tests.meta.broken_engines:ConstructorFails': its import or "

@@ -221,7 +221,10 @@ def check_profile(profile: str, root: Path) -> None:
         )
 
 
-def check_rows(rows: Sequence[SpecRow], prefixes: Sequence[str]) -> None:
+def check_rows(rows: Sequence[SpecRow], prefixes: Sequence[str], values: Sequence[str] = ()) -> None:
+    """--rows given names a prefix (a blank or ',' would select every row) that starts a row id."""
+    if values and not prefixes:
+        raise VerifyError(f"--rows {','.join(values)!r}: names no row id prefix (blank)")
     if prefixes and not any(chosen(row.id, prefixes) for row in rows):
         raise VerifyError(f"--rows {','.join(prefixes)}: no spec row id starts with any of these prefixes")
 
@@ -423,7 +426,7 @@ def preflight(options: VerifyOptions) -> tuple[Path, str, Engine, list[SpecRow],
     rows = spec_rows(root)
     check_engine(impl, engine, rows)
     prefixes = split_prefixes(options.rows)
-    check_rows(rows, prefixes)
+    check_rows(rows, prefixes, options.rows)
     return root, impl, engine, rows, prefixes
 
 
