@@ -57,9 +57,11 @@ def array_functions(xp: Any) -> dict[str, Callable[..., Any]]:
         "rmax": lambda x, axis: xp.max(x, axis=axis, keepdims=True),
         "rmean": lambda x, axis: xp.mean(x, axis=axis, keepdims=True),
         "firstmax": lambda x, axis: first_index_mask(xp, x, axis),
-        "onehot": lambda t, x: xp.astype(xp.expand_dims(t, axis=-1) == xp.arange(x.shape[-1]), x.dtype),
+        "onehot": lambda t, x: xp.where(
+            xp.expand_dims(t, axis=-1) == xp.arange(x.shape[-1]), xp.ones_like(x), xp.zeros_like(x)
+        ),
         "mean": xp.mean,
-        "rows": lambda x: float(x.size // x.shape[-1]),
+        "rows": lambda x: float(math.prod(x.shape[:-1])),
         "sqrt": xp.sqrt,
     }
 

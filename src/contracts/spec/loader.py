@@ -135,19 +135,24 @@ def blank(match: re.Match[str]) -> str:
     return BARE_WORD + "\n" * match.group().count("\n")
 
 
+def line_of(text: str, position: int) -> int:
+    """The 1-based line of text that holds position."""
+    return text[:position].count("\n") + 1
+
+
 def check_raw_text(name: str, text: str) -> None:
     """Refuse what would make tomllib slow or recurse deeply, before it parses anything."""
     plain = QUOTED_OR_COMMENT.sub(blank, text)
     for key in DOTTED.finditer(plain):
         parts = key.group().count(".") + 1
         if parts > MAX_KEY_PARTS:
-            line = plain.count("\n", 0, key.start()) + 1
+            line = line_of(plain, key.start())
             raise spec_error(f"{name}: line {line}: a dotted key of {parts} parts (at most {MAX_KEY_PARTS})")
     depth = 0
     for bracket in BRACKET.finditer(plain):
         depth += 1 if bracket.group() in "[{" else -1
         if depth > MAX_NESTING:
-            line = plain.count("\n", 0, bracket.start()) + 1
+            line = line_of(plain, bracket.start())
             raise spec_error(f"{name}: line {line}: brackets nested more than {MAX_NESTING} deep")
 
 
