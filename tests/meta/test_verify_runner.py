@@ -478,6 +478,8 @@ def test_child_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> N
         environ.get("PYTEST_ADDOPTS"),
     )
     assert "-x" == os.environ["PYTEST_ADDOPTS"]
+    # the adapter imported from the current directory: its root is not repeated
+    assert environ["PYTHONPATH"] == child_environment(ROOT, str(tmp_path))["PYTHONPATH"]
     monkeypatch.setenv("CONTRACTS_SPECS", "elsewhere")
     monkeypatch.delenv("PYTHONPATH")
     assert (str(tmp_path), "elsewhere") == (

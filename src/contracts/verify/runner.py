@@ -302,10 +302,10 @@ def child_environment(
     if scratch is not None:
         environ["PYTHONDONTWRITEBYTECODE"] = "1"
         environ["HYPOTHESIS_STORAGE_DIRECTORY"] = str(scratch / "hypothesis")
-    paths = [os.getcwd(), *([adapter_root] if adapter_root else [])]
-    for path in filter(None, environ.get("PYTHONPATH", "").split(os.pathsep)):
-        absolute = str(Path(path).resolve())
-        if absolute not in paths:
+    paths: list[str] = []
+    for path in (os.getcwd(), adapter_root, *environ.get("PYTHONPATH", "").split(os.pathsep)):
+        absolute = str(Path(path).resolve()) if path else None
+        if absolute is not None and absolute not in paths:
             paths.append(absolute)
     environ["PYTHONPATH"] = os.pathsep.join(paths)
     environ.setdefault(SPECS_ENV, str(root / "specs"))
