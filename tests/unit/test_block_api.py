@@ -78,6 +78,11 @@ def alias_gain_to_a_weight() -> object:
 
 # Each refusal names the entry point it was refused at, the argument and the offending value.
 REFUSALS = {
+    "block-plan-budget": (
+        lambda: BlockPlan(RMSNormPlan(2), ModelPlan.mlp([2, 3, 2]), parameter_budget=-1),
+        ValueError,
+        r"^BlockPlan: budget must be >= 0, got -1$",
+    ),
     "block-plan-name": (
         lambda: BlockPlan(RMSNormPlan(2), ModelPlan.mlp([2, 3, 2]), name=5),  # type: ignore[arg-type]
         TypeError,
@@ -132,7 +137,9 @@ def test_rmsnorm_mlp_passes_its_arguments_on() -> None:
     plan = BlockPlan.rmsnorm_mlp(
         [2, 3, 2], use_bias=True, init=spec, gain_init=0.5, name="b", parameter_budget=19
     )
-    assert (1e-6, 1e-6, 0.5) == (plan.norm.eps, RMSNormPlan(2).eps, plan.norm.gain_init)
+    assert (1e-6, 0.5) == (plan.norm.eps, plan.norm.gain_init)
+    default = RMSNormPlan(2)
+    assert (1e-6, 1.0, "norm") == (default.eps, default.gain_init, default.name)  # RMSNormPlan's defaults
     assert [
         ("fc1", 2, 3, True, ("uniform", 0.5, 3, "standard")),
         ("fc2", 3, 2, True, ("uniform", 0.5, 3, "relu")),
