@@ -369,15 +369,25 @@ def test_an_adapter_that_prints_leaves_the_report_on_stdout_intact(
     assert "hello from the engine" in captured.err
 
 
-def test_the_probe_marks_a_load_that_returned(tmp_path: Path) -> None:
-    """contracts.verify.probe writes its marker when loading returned, raised or not; its stdout stays
-    empty (the adapter's prints go to stderr)."""
+def test_the_probe_marks_a_load_that_returned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """contracts.verify.probe NAME MARKER (its command line, or arguments) writes MARKER when loading
+    returned, raised or not, from the current directory's modules; the adapter's prints go to stderr."""
     from contracts.verify import probe
 
-    for name in ("reference", "json:Nothing"):
-        marker = tmp_path / name.replace(":", "-")
-        assert 0 == probe.main([name, str(marker)])
-        assert "returned" == marker.read_text(encoding="utf-8")
+    (tmp_path / "prints.py").write_text(ODD_ADAPTERS["prints"], encoding="utf-8")
+    (tmp_path / "odd_raise.py").write_text(ODD_ADAPTERS["odd_raise"], encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", str(tmp_path))])
+    for module in ("prints", "odd_raise"):
+        monkeypatch.delitem(sys.modules, module, raising=False)
+    monkeypatch.setattr(sys, "argv", ["probe", "prints:Engine", str(tmp_path / "by-argv")])
+    assert 0 == probe.main()
+    assert 0 == probe.main(["odd_raise:Engine", str(tmp_path / "by-arguments")])
+    captured = capsys.readouterr()
+    assert ("", "hello from the engine\n") == (captured.out, captured.err)
+    assert [True, True] == [(tmp_path / name).is_file() for name in ("by-argv", "by-arguments")]
 
 
 SLOW_ADAPTER = """
