@@ -94,7 +94,7 @@ REFUSALS = {
         r"^BlockPlan\.rmsnorm_mlp: widths must hold >= 2 sizes \(input and output\), got 1$",
     ),
     "rmsnorm_mlp-name": (
-        lambda: BlockPlan.rmsnorm_mlp([2, 3, 2], name=5),
+        lambda: BlockPlan.rmsnorm_mlp([2, 3, 2], name=5),  # type: ignore[arg-type]
         TypeError,
         r"^BlockPlan\.rmsnorm_mlp: name must be a non-blank str, got 5 \(int\)$",
     ),
