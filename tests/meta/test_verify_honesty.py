@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -354,6 +355,27 @@ def test_an_adapter_that_ends_the_process_while_loading_cannot_end_verify(tmp_pa
         "process (exit code 0) before the engine was made"
     )
     assert (2, "", [message]) == (done.returncode, done.stdout, done.stderr.splitlines())
+
+
+def test_the_probe_sees_a_load_that_ends_its_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """probe_engine runs only the child: one that loading ends is a VerifyError (exit 2) naming its exit
+    code; a constructor's KeyboardInterrupt reaches the caller as one (a Ctrl-C, not a load error)."""
+    from contracts.verify import runner
+
+    (tmp_path / "ends_process.py").write_text(ODD_ADAPTERS["ends_process"], encoding="utf-8")
+    (tmp_path / "interrupts.py").write_text(
+        ODD_ADAPTERS["odd_raise"].replace("raise Weird('odd')", "raise KeyboardInterrupt"), encoding="utf-8"
+    )
+    monkeypatch.chdir(tmp_path)
+    message = "could not start engine 'ends_process:Engine': loading it ended the process (exit code 0) "
+    with pytest.raises(
+        runner.VerifyError, match=f"^{re.escape(message)}before the engine was made$"
+    ) as raised:
+        runner.probe_engine("ends_process:Engine")
+    assert 2 == raised.value.code
+    monkeypatch.delitem(sys.modules, "interrupts", raising=False)
+    with pytest.raises(KeyboardInterrupt):
+        runner.resolve_engine("interrupts:Engine")
 
 
 def test_an_adapter_that_prints_leaves_the_report_on_stdout_intact(
