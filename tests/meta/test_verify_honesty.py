@@ -395,13 +395,13 @@ def test_the_probe_marks_a_load_that_returned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """contracts.verify.probe NAME MARKER (its command line, or arguments) writes MARKER when loading
-    returned, raised or not, from the current directory's modules; the adapter's prints go to stderr."""
+    returned, raised or not; the adapter's prints go to stderr."""
     from contracts.verify import probe
 
     (tmp_path / "prints.py").write_text(ODD_ADAPTERS["prints"], encoding="utf-8")
     (tmp_path / "odd_raise.py").write_text(ODD_ADAPTERS["odd_raise"], encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", str(tmp_path))])
+    monkeypatch.syspath_prepend(str(tmp_path))  # as `python -m` puts the current directory first
     for module in ("prints", "odd_raise"):
         monkeypatch.delitem(sys.modules, module, raising=False)
     monkeypatch.setattr(sys, "argv", ["probe", "prints:Engine", str(tmp_path / "by-argv")])

@@ -10,7 +10,6 @@ one line). No MARKER means loading ended the process.
 from __future__ import annotations
 
 import contextlib
-import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -19,8 +18,7 @@ from contracts.engines import load_engine
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    name, marker = sys.argv[1:] if argv is None else argv
-    sys.path.insert(0, os.getcwd())  # dotted paths resolve from the current directory, as in verify
+    name, marker = sys.argv[1:] if argv is None else argv  # run with -m: the current directory is on sys.path
     with contextlib.suppress(BaseException), contextlib.redirect_stdout(sys.stderr):
         load_engine(name)
     Path(marker).touch()
