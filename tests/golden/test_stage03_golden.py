@@ -45,7 +45,7 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("S03.rule.pow-negative-base")]))
 def test_pow_negative_base_example(engine: Engine, spec_row: SpecRow, example: dict[str, float]) -> None:
-    """(-2)³ = -8 with gradient 12, (-2)² = 4 with -4, (-0.5)⁻¹ = -2 with -4, 0² = 0 with 0."""
+    """(-2)³ = -8 with gradient 12, (-2)² = 4 with -4, (-0.5)⁻¹ = -2 with -4, 0¹ = 0 with 1 (0⁰)."""
     require(engine, "scalar.pow", spec_row.id)
     assert (example["value"], (example["grad"],)) == engine.scalar_vjp(
         "pow", [example["x"]], {"k": example["k"]}

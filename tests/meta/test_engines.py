@@ -214,6 +214,20 @@ BAD_DECLARATIONS = {
         r"^declaring: error_families maps EngineRefusalError onto 'Shape_Error', which no spec failure row "
         r"raises \(known: .*ShapeError",
     ),
+    # two faults at once: the first check in check_declarations' order names its fault
+    "identity-before-error-families": (
+        {"capabilities": "scalar.add", "error_families": {Exception: "ShapeError"}},
+        r"^declaring: capabilities must be a frozenset of names, got str$",
+    ),
+    "error-families-before-dtype": (
+        {"error_families": {Exception: "ShapeError"}, "dtype": "float16"},
+        r"^declaring: error_families maps Exception, which AttributeError",
+    ),
+    "crash-before-unknown-family": (
+        {"error_families": {Exception: "Shape_Error"}},
+        r"^declaring: error_families maps Exception, which AttributeError \(a crash, never a refusal\) "
+        r"derives from, onto 'Shape_Error'",
+    ),
     "not-a-type": (
         {"error_families": {"RuntimeError": "ShapeError"}},
         r"^declaring: error_families key 'RuntimeError' is not an exception type$",
