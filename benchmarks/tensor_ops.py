@@ -53,12 +53,12 @@ def arrays(case: Case) -> tuple[Array, Array, Array]:
 
 
 def contracts_run(case: Case, a: Array, b: Array, g: Array) -> Callable[[], tuple[Any, Any]]:
-    left = Tensor(a, requires_grad=True)
-    right = Tensor(b, requires_grad=True)
-
     def run() -> tuple[Any, Any]:
-        left.grad = None
-        right.grad = None
+        # fresh leaves each call: a Tensor is frozen (T.rule.frozen), so its .grad cannot be reset, and
+        # leaves reused across calls would accumulate (one more add per leaf); the figure therefore
+        # includes building both leaves (each a checked copy of its input)
+        left = Tensor(a, requires_grad=True)
+        right = Tensor(b, requires_grad=True)
         if case.op == "matmul":
             out = left @ right
         elif case.op == "add":
