@@ -232,6 +232,26 @@ def test_the_regime_boundaries(engine: Engine, scale: int, n: int) -> None:
     assert signs / 2 == pytest.approx(half, rel=4 * EPS64, abs=0)
 
 
+@pytest.mark.spec("S08.rule.eps-regime")
+@given(scale=st.integers(-5, 5), n=st.integers(1, 5), power=st.integers(36, 44))
+def test_dropping_a_small_eps_violates_the_regime_bound(
+    engine: Engine, scale: int, n: int, power: int
+) -> None:
+    """eps = ms·2^-power is small but not invisible: x / sqrt(ms) (eps dropped, as an engine that adds eps
+    only at ms = 0 does) is 2^-(power+1) relative off, 8 to 2,048 bounds at K = 16 (1024·K accepts it
+    from power 38 on), where the engine meets the bound."""
+    require(engine, "tensor.rms_norm", REGIME.id)
+    x = np.asarray([10.0**scale * np.where(np.arange(n) % 2 == 0, 1.0, -1.0)])
+    gain = np.ones(n)
+    eps = float(np.mean(x * x)) * 2.0**-power
+    value, _ = call(engine, {"x": x, "gain": gain, "eps": eps, "upstream": np.ones(x.shape)})
+    exact, free = exact_normalized(x, gain, eps)
+    assert (True, False) == (
+        excess(value, exact, np.abs(exact), REGIME["k"]) <= 1.0,
+        excess(free, exact, np.abs(exact), REGIME["k"]) <= 1.0,
+    )
+
+
 # ---------------------------------------------------------------- stability across scales, with teeth
 
 
@@ -275,6 +295,23 @@ def test_each_row_is_scaled_by_its_own_magnitude(
     units = np.where(np.arange(n) % 2 == 0, 1.0, -0.5)
     x = np.stack([units * 10.0**k for k in scales])
     assert_within_stability_bound(engine, {**case, "x": x, "upstream": np.ones(x.shape)})
+
+
+@pytest.mark.spec("S08.rule.stability")
+@given(n=st.integers(1, 5), eps=st.sampled_from([1e-12, 4e-12, 1e-11]))
+def test_eps_outside_the_sqrt_at_unit_scale_violates_the_bound(engine: Engine, n: int, eps: float) -> None:
+    """Rows of ±1 and eps 1e-12..1e-11: x / (sqrt(mean(x²)) + eps) is eps/2 relative off (2,300 to
+    23,000·ε64: 140 to 1,400 bounds at K = 16; 1024·K accepts the first two), where the engine meets
+    the bound."""
+    require(engine, "tensor.rms_norm", STABILITY.id)
+    x = np.asarray([np.where(np.arange(n) % 2 == 0, 1.0, -1.0)])
+    gain = np.ones(n)
+    oracle = rms_case(x, gain, eps, np.ones(x.shape))
+    value, _ = call(engine, {"x": x, "gain": gain, "eps": eps, "upstream": np.ones(x.shape)})
+    assert (True, False) == (
+        excess(value, *oracle["rms_norm"], STABILITY["k"]) <= 1.0,
+        excess(eps_outside_rms_norm(x, gain, eps), *oracle["rms_norm"], STABILITY["k"]) <= 1.0,
+    )
 
 
 @pytest.mark.spec("S08.rule.stability")
