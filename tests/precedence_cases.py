@@ -308,11 +308,10 @@ def backward_build(case: Case) -> Built:
 
 def cross_entropy_build(case: Case) -> Built:
     """cross_entropy(logits, targets): the logits a leaf, or raw data where the case says `raw`."""
-    logits = np.asarray(case["logits"])
-    leaves = [] if case["raw"] else [Tensor(logits, requires_grad=True)]
-    operand = leaves[0] if leaves else logits
+    (logits,) = operands(case)
+    leaves = [logits] if isinstance(logits, Tensor) else []
     targets = np.asarray(case["targets"])
-    return Built(Attempt(lambda: cross_entropy(operand, targets), offending=named(case)), leaves)
+    return Built(Attempt(lambda: cross_entropy(logits, targets), offending=named(case)), leaves)
 
 
 def rms_norm_build(case: Case) -> Built:
@@ -450,10 +449,9 @@ ENTRIES: dict[str, Entry] = {
         s.precedence_cross_entropy(),
         {
             "S06.fail.target-dtype": s.inject_target_dtype,
-            "T.fail.dtype": lambda case: s.inject_logits_data(case, "dtype"),
-            "T.fail.non-finite": lambda case: s.inject_logits_data(case, "non-finite"),
-            "S06.fail.axis": s.inject_scalar_logits,
-            "S06.fail.empty-axis": s.inject_empty_classes,
+            **raw_faults(),
+            "S06.fail.axis": s.inject_scalar_first,
+            "S06.fail.empty-axis": s.inject_empty_last_axis,
             "S06.fail.target-shape": s.inject_target_shape,
             "S06.fail.target-range": s.inject_target_range,
         },
@@ -465,10 +463,9 @@ ENTRIES: dict[str, Entry] = {
         {
             "S08.fail.eps-type": s.inject_eps_type,
             "S08.fail.eps": s.inject_eps_value,
-            "T.fail.dtype": lambda case: s.inject_norm_data(case, "dtype"),
-            "T.fail.non-finite": lambda case: s.inject_norm_data(case, "non-finite"),
-            "S06.fail.axis": s.inject_scalar_x,
-            "S06.fail.empty-axis": s.inject_empty_row,
+            **raw_faults(),
+            "S06.fail.axis": s.inject_scalar_first,
+            "S06.fail.empty-axis": s.inject_empty_last_axis,
             "S08.fail.gain-shape": s.inject_gain_shape,
         },
         rms_norm_build,

@@ -1658,8 +1658,8 @@ def precedence_cross_entropy(draw: st.DrawFn) -> dict[str, Any]:
     batch = draw(st.sampled_from([(), (1,), (2,), (3,)]))
     targets = draw(hnp.arrays(np.int64, batch, elements=st.integers(0, classes - 1)))
     return {
-        "logits": draw(float_arrays((*batch, classes), st.floats(-4, 4))),
-        "raw": False,
+        "inputs": [draw(float_arrays((*batch, classes), st.floats(-4, 4)))],
+        "raw": [False],
         "targets": targets,
     }
 
@@ -1672,17 +1672,6 @@ def inject_target_dtype(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]
     )
 
 
-@st.composite
-def inject_logits_data(draw: st.DrawFn, case: dict[str, Any], kind: str) -> dict[str, Any]:
-    """The logits passed as raw data of their shape: bool/complex (`dtype`) or with a nan/inf."""
-    logits = np.array(case["logits"], copy=True)
-    if kind == "dtype":
-        logits = np.zeros(logits.shape, dtype=draw(st.sampled_from([np.bool_, np.complex128])))
-    else:
-        logits.flat[draw(st.integers(0, logits.size - 1))] = draw(non_finite_float)
-    return naming(case, logits=logits, raw=True)
-
-
 def kept_element(array: Any) -> np.ndarray:
     """array as 0-d: a non-finite element where it holds one (a data fault stays), else its first."""
     values = np.asarray(array)
@@ -1690,15 +1679,18 @@ def kept_element(array: Any) -> np.ndarray:
     return np.asarray(values.flat[bad[0] if bad.size else 0])
 
 
-def inject_scalar_logits(case: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
-    """0-d logits (one of theirs, its dtype kept): there is no class axis (-1 is out of range)."""
-    return st.just(naming(case, logits=kept_element(case["logits"])))
+def inject_scalar_first(case: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """The first operand 0-d (one of its elements, its dtype kept): no last axis (-1 is out of range)."""
+    first, *rest = copy_inputs(case)
+    return st.just(naming(case, inputs=[kept_element(first), *rest]))
 
 
-def inject_empty_classes(case: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
-    """The class axis of size 0 (the batch axes kept): no class to take the log-softmax over."""
-    logits = np.asarray(case["logits"])
-    return st.just(naming(case, logits=np.zeros((*logits.shape[:-1], 0), dtype=logits.dtype)))
+def inject_empty_last_axis(case: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """The first operand's last axis of size 0 (the others kept): an operand of that axis' shape (rms_norm's
+    gain) becomes (0,) to match, one of another shape stays (so a shape fault is still there)."""
+    first, *rest = copy_inputs(case)
+    emptied = [np.zeros(0, dtype=item.dtype) if item.shape == first.shape[-1:] else item for item in rest]
+    return st.just(naming(case, inputs=[np.zeros((*first.shape[:-1], 0), dtype=first.dtype), *emptied]))
 
 
 @st.composite
@@ -1711,7 +1703,7 @@ def inject_target_shape(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]
 @st.composite
 def inject_target_range(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
     """One target outside [0, classes): negative, or classes and above."""
-    classes = np.asarray(case["logits"]).shape[-1]
+    classes = np.shape(case["inputs"][0])[-1]
     targets = np.array(case["targets"], copy=True)
     bad = draw(st.one_of(st.integers(classes, classes + 2), st.integers(-3, -1)))
     targets.flat[draw(st.integers(0, targets.size - 1))] = bad
@@ -1743,35 +1735,6 @@ def inject_eps_type(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
 def inject_eps_value(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
     eps = float(draw(bad_eps_value))
     return naming(case, eps=eps, named=eps)
-
-
-@st.composite
-def inject_norm_data(draw: st.DrawFn, case: dict[str, Any], kind: str) -> dict[str, Any]:
-    """x or the gain passed as raw data of its shape: bool/complex (`dtype`) or with a nan/inf (an
-    operand with elements: an empty x's gain is empty too)."""
-    inputs, raw = copy_inputs(case), list(case["raw"])
-    index = draw(st.sampled_from([i for i, item in enumerate(inputs) if kind == "dtype" or item.size]))
-    if kind == "dtype":
-        inputs[index] = np.zeros(inputs[index].shape, dtype=draw(st.sampled_from([np.bool_, np.complex128])))
-    else:
-        inputs[index].flat[draw(st.integers(0, inputs[index].size - 1))] = draw(non_finite_float)
-    raw[index] = True
-    return naming(case, inputs=inputs, raw=raw)
-
-
-def inject_scalar_x(case: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
-    """0-d x (one of its elements, its dtype kept): there is no last axis to normalize over."""
-    x, gain = copy_inputs(case)
-    return st.just(naming(case, inputs=[kept_element(x), gain]))
-
-
-def inject_empty_row(case: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
-    """x's last axis of size 0; a gain of the normalized shape becomes (0,) to match, a gain of another
-    shape stays (so a gain-shape fault is still there)."""
-    x, gain = copy_inputs(case)
-    if gain.shape == x.shape[-1:]:
-        gain = np.zeros(0, dtype=gain.dtype)
-    return st.just(naming(case, inputs=[np.zeros((*x.shape[:-1], 0), dtype=x.dtype), gain]))
 
 
 @st.composite
