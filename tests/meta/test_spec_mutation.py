@@ -299,6 +299,41 @@ def test_rule_mutants() -> None:
     assert [] == described({"id": "X.rule.s", "kind": "rule"})
 
 
+def test_rule_parameter_mutants() -> None:
+    """A rule's own numbers (a bound's k, nested tolerances) scaled by 1024 and by 1/1024, in document
+    order, before its example claims; prose, booleans, strings and a 0 (unchanged when scaled) give none."""
+    row: dict[str, Any] = {
+        "id": "X.rule.p",
+        "kind": "rule",
+        "title": "t",
+        "note": "n",
+        "k": 16,
+        "tolerances": {"value": {"rel": 1e-12, "abs": 0.0}},
+        "strict": True,
+        "cases": {"maximum": "to a"},
+        "scales": ["s", 2],
+        "examples": [{"op": "add", "out": 2}],
+    }
+    assert [
+        ("X.rule.p:k:loosen:0", "16 * 1024"),
+        ("X.rule.p:k:tighten:0", "16 * 0.0009765625"),
+        ("X.rule.p:tolerances.value.rel:loosen:0", "1e-12 * 1024"),
+        ("X.rule.p:tolerances.value.rel:tighten:0", "1e-12 * 0.0009765625"),
+        ("X.rule.p:scales.1:loosen:0", "2 * 1024"),
+        ("X.rule.p:scales.1:tighten:0", "2 * 0.0009765625"),
+        ("X.rule.p:examples.0.out:plus:0", "every number +1"),
+        ("X.rule.p:examples.0.out:minus:0", "every number -1"),
+    ] == described(row)
+    mutants = row_mutants(row, CONTEXT)
+    assert [16384, 0.015625, {"rel": 1.024e-9, "abs": 0.0}, ["s", 2048]] == [
+        mutants[0].row["k"],
+        mutants[1].row["k"],
+        mutants[2].row["tolerances"]["value"],
+        mutants[4].row["scales"],
+    ]
+    assert (16, 1e-12) == (row["k"], row["tolerances"]["value"]["rel"])
+
+
 def test_string_claim_mutants() -> None:
     """A string claim becomes each other value its key takes in the row, in order of appearance; a key
     with one value in the row, and a selector (op), give no mutant."""

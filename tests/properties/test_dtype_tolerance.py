@@ -43,6 +43,48 @@ def test_a_dtype_tolerance_admits_its_rounding_and_refuses_twice_the_allowance(
         assert_engine_gives(x, off, **within)
 
 
+# Each float64 tolerance between the errors it must admit and the faults it must refuse, worked by hand:
+# (comparison, spec value, engine value, admitted). At 1e3 the rel part decides, at 0 the abs part.
+# A tolerance 1024 times looser admits the refused fault; 1024 times tighter refuses the admitted error.
+CALIBRATION = {
+    "value: 64 ulps, two kernels' rounding": ("value", 1e3, 1e3 * (1 + 2**-46), True),
+    "value: 1.5e-11, an approximate kernel": ("value", 1e3, 1e3 * (1 + 2**-36), False),
+    "value: 1e-14 residue of a cancellation at 0": ("value", 0.0, 1e-14, True),
+    "value: 1e-10 at 0, a term left over": ("value", 0.0, 1e-10, False),
+    "gradient: 1.5e-11, a longer backward path": ("gradient", 1e3, 1e3 * (1 + 2**-36), True),
+    "gradient: 1.5e-8, a float32 step": ("gradient", 1e3, 1e3 * (1 + 2**-26), False),
+    "gradient: 1e-14 residue at 0": ("gradient", 0.0, 1e-14, True),
+    "gradient: 1e-10 at 0, a term left over": ("gradient", 0.0, 1e-10, False),
+    "example: 64 ulps": ("example", 1e3, 1e3 * (1 + 2**-46), True),
+    "example: 1.5e-11, an approximate kernel": ("example", 1e3, 1e3 * (1 + 2**-36), False),
+    "central: 2.4e-7, the difference's truncation": ("central", 1e3, 1e3 * (1 + 2**-22), True),
+    "central: 2.4e-4, a slightly wrong gradient": ("central", 1e3, 1e3 * (1 + 2**-12), False),
+    "central: 1e-8 at 0, cancellation in the difference": ("central", 0.0, 1e-8, True),
+    "central: 1e-4 at 0, a small wrong gradient": ("central", 0.0, 1e-4, False),
+}
+
+
+def admitted(comparison: str, spec_says: float, engine_gave: float) -> bool:
+    try:
+        assert_engine_gives(spec_says, engine_gave, **tolerance_for(FLOAT64, comparison))
+    except AssertionError:
+        return False
+    return True
+
+
+@reference_only(JUDGING)
+@pytest.mark.spec(TOLERANCE_ROW)
+@pytest.mark.parametrize(
+    ("comparison", "spec_says", "engine_gave", "verdict"), CALIBRATION.values(), ids=CALIBRATION
+)
+def test_each_float64_tolerance_admits_rounding_and_refuses_a_fault(
+    engine: Engine, comparison: str, spec_says: float, engine_gave: float, verdict: bool
+) -> None:
+    """Each float64 tolerance admits the rounding a correct engine shows and refuses the smallest fault
+    of its kind, so neither a looser nor a tighter tolerance judges engines the same."""
+    assert verdict == admitted(comparison, spec_says, engine_gave)
+
+
 @reference_only(JUDGING)
 @pytest.mark.spec(TOLERANCE_ROW)
 @given(x=st.floats(1.0, 2.0).filter(lambda v: abs(float(np.float32(v)) - v) > 1e-8))

@@ -23,6 +23,11 @@ EXAMPLE_INPUTS = frozenset(
     | {"naive_form", "comparison"}
 )
 
+# A rule row's fields that are prose or structure, not parameters; every other field's numbers are
+# the rule's parameters. 1024 = 2^10: far outside any margin a bound or tolerance is chosen with.
+RULE_PROSE = frozenset({"id", "kind", "title", "origin", "seed", "note", "statement", "examples"})
+PARAMETER_SCALE = 1024
+
 
 @dataclasses.dataclass(frozen=True)
 class Mutant:
@@ -195,8 +200,37 @@ def contract_changes(row: Mapping[str, Any], context: Mapping[str, Any]) -> Iter
             )
 
 
+def numbers(item: Any, path: list[str | int]) -> Iterator[tuple[list[str | int], float]]:
+    """Every number (not a boolean) in item, with its path, in document order."""
+    if isinstance(item, bool):
+        return
+    if isinstance(item, int | float):
+        yield path, item
+    elif isinstance(item, dict):
+        for key, entry in item.items():
+            yield from numbers(entry, [*path, key])
+    elif isinstance(item, list):
+        for position, entry in enumerate(item):
+            yield from numbers(entry, [*path, position])
+
+
+def parameter_changes(row: Mapping[str, Any]) -> Iterator[Change]:
+    """Each number among a rule's own parameters (a bound's k, a tolerance, an epsilon factor) scaled
+    by 1024 and by 1/1024: a looser bound must let a test's known-bad engine through, a tighter one
+    must fail the reference, so a test that never reads the number cannot kill either."""
+    for key, item in row.items():
+        if key in RULE_PROSE:
+            continue
+        for path, number in numbers(item, [key]):
+            name = ".".join(str(step) for step in path)
+            for operator, factor in (("loosen", PARAMETER_SCALE), ("tighten", 1 / PARAMETER_SCALE)):
+                yield name, operator, f"{number!r} * {factor!r}", setter(path, number * factor)
+
+
 def rule_changes(row: Mapping[str, Any], _: Mapping[str, Any]) -> Iterator[Change]:
-    """A rule's machine-readable parameters are its examples: every claim in them ±1 or flipped."""
+    """A rule's machine-readable parameters: its own numbers scaled, and every claim of its examples
+    ±1 or flipped."""
+    yield from parameter_changes(row)
     yield from example_changes(row, lambda key: key not in EXAMPLE_INPUTS)
 
 
