@@ -14,13 +14,13 @@ from typing import Any, cast
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from contracts import CountingValue, Matrix, Value, Vector
 from contracts.engines import Engine
 from contracts.init import InitSpec
-from contracts.tensor import Tensor, add, matmul, multiply, reset_node_counter
+from contracts.tensor import Tensor, add, matmul, maximum, multiply, reset_node_counter
 from tests import strategies as s
 from tests.spec_rows import OWN_TYPES, reference_only, require
 
@@ -160,20 +160,41 @@ def test_subclasses_and_numpy_scalars_enter_as_the_float_that_was_checked(
 
 @pytest.mark.spec("T.rule.finite", "T.fail.result-overflow")
 @given(
-    op=st.sampled_from(["add", "multiply", "matmul"]),
-    a=st.lists(s.edge_floats, min_size=2, max_size=2),
-    b=st.lists(s.edge_floats, min_size=2, max_size=2),
+    op=st.sampled_from(["add", "multiply", "maximum", "matmul"]),
+    a=st.lists(s.edge_floats, min_size=3, max_size=3),
+    b=st.lists(s.edge_floats, min_size=3, max_size=3),
+    outer=st.booleans(),
 )
+# broadcast results: an element overflows (refused); the operand bound overflows but no element does,
+# and the bound proves every element finite (a node each)
+@example(op="add", a=[s.FLOAT_MAX, 1.0, 1.0], b=[1.0, 1.0, 1e308], outer=True)
+@example(op="multiply", a=[1e200, 1.0, 1.0], b=[1.0, 1.0, -1e200], outer=True)
+@example(
+    op="add",
+    a=[s.FLOAT_MAX, s.FLOAT_MAX, s.FLOAT_MAX],
+    b=[-s.FLOAT_MAX, -s.FLOAT_MAX, -s.FLOAT_MAX],
+    outer=True,
+)
+@example(op="multiply", a=[1e200, 1.0, 1.0], b=[1.0, 1e-200, 1.0], outer=True)
 def test_a_tensor_result_is_finite_or_refused_before_its_node(
-    engine: Engine, op: str, a: list[float], b: list[float]
+    engine: Engine, op: str, a: list[float], b: list[float], outer: bool
 ) -> None:
-    """add, multiply, matmul at float64's edges: refused (no node) exactly when numpy's result overflows."""
+    """add, multiply, maximum, matmul at float64's edges, elementwise ops also broadcast (3, 1) with
+    (1, 3) (a result larger than its operands, proven finite from their magnitudes where they allow):
+    refused (no node) exactly when numpy's result overflows."""
     require(engine, "tensor.api", "T.rule.finite")
-    forms = {"add": (add, np.add), "multiply": (multiply, np.multiply), "matmul": (matmul, np.matmul)}
+    forms = {
+        "add": (add, np.add),
+        "multiply": (multiply, np.multiply),
+        "maximum": (maximum, np.maximum),
+        "matmul": (matmul, np.matmul),
+    }
     ours, theirs = forms[op]
+    shapes = ((3, 1), (1, 3)) if outer and op != "matmul" else ((3,), (3,))
+    left_data, right_data = np.reshape(a, shapes[0]), np.reshape(b, shapes[1])
     with np.errstate(all="ignore"):
-        expected = theirs(np.asarray(a), np.asarray(b))
-    left, right = Tensor(a, requires_grad=True), Tensor(b)
+        expected = theirs(left_data, right_data)
+    left, right = Tensor(left_data, requires_grad=True), Tensor(right_data)
     counter = reset_node_counter()
     if not np.all(np.isfinite(expected)):
         with pytest.raises(OverflowError, match=rf"^{op}: every result element must be finite"):

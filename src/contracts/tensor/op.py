@@ -2,8 +2,10 @@
 
 An op declares only its shape rule, its domain check, its forward and its vector-Jacobian
 products, as plain methods. apply() does everything else, in this order, for every op:
-coerce the operands, validate shapes (ShapeError), check the domain, compute the forward, and
-only then create and count the graph node. A refused call therefore creates no node.
+coerce the operands, validate shapes (ShapeError), check the domain, compute the forward, prove the
+result finite (OverflowError), and only then create and count the graph node. A refused call
+therefore creates no node. A broadcast result larger than its operands is proven finite from their
+largest magnitudes where the op gives a bound (add, multiply, maximum), without another pass over it.
 
 vjp yields each input's gradient in the broadcast frame (the op's output frame), one at a time; one
 shared function, reduce_to_shape, sums each back to its input's shape as soon as it is yielded, so
@@ -12,6 +14,7 @@ only one broadcast-frame buffer is alive at a time.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Sequence
 from functools import partial
 from typing import Any, ClassVar
@@ -38,6 +41,11 @@ class Op:
     def forward(self, xp: Any, *arrays: Any) -> Any:
         raise NotImplementedError(f"{self.name}: forward")
 
+    def result_bound(self, xp: Any, *arrays: Any) -> float:
+        """An upper bound on |each result element| the finite operands give, as float64 rounds it
+        (rounding is monotone, so no result element exceeds it); inf when the op knows none."""
+        return math.inf
+
     def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
         """Yield each input's gradient in the broadcast frame, in input order, given the upstream g."""
         raise NotImplementedError(f"{self.name}: vjp")
@@ -51,6 +59,19 @@ class Op:
 
 def shape_of(array: Any) -> Shape:
     return tuple(int(size) for size in array.shape)
+
+
+def max_abs(xp: Any, array: Any) -> float:
+    return float(xp.max(xp.abs(array)))
+
+
+def operands_prove_finite(op: Op, xp: Any, arrays: Sequence[Any], result: Any) -> bool:
+    """Whether the operands' bound proves every result element finite without reading the result;
+    asked only when the operands hold fewer elements than a broadcast result (else one pass over the
+    result is the cheaper proof)."""
+    if sum(math.prod(shape_of(array)) for array in arrays) >= math.prod(shape_of(result)):
+        return False
+    return math.isfinite(op.result_bound(xp, *arrays))  # a bound past float64's max rounds to inf
 
 
 def reduce_like(xp: Any, grad: Any, array: Any) -> Any:
@@ -91,4 +112,5 @@ def apply(op: Op, *operands: object) -> Tensor:
     op.out_shape(*(item.shape_tuple() for item in inputs))
     arrays = tuple(item.data for item in inputs)
     op.check(xp, *arrays)
-    return make_node(xp, op.forward(xp, *arrays), op, inputs)
+    result = op.forward(xp, *arrays)
+    return make_node(xp, result, op, inputs, operands_prove_finite(op, xp, arrays, result))

@@ -18,11 +18,11 @@ import math
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from contracts.tensor.op import Op, apply
+from contracts.tensor.op import Op, apply, max_abs
 from contracts.tensor.shapes import Shape, matmul_shape
-from contracts.tensor.tensor import Tensor
+from contracts.tensor.tensor import FLOAT64_MAX, Tensor
 
-MAX_EXP_INPUT = math.log(1.7976931348623157e308)  # exp of anything larger overflows float64
+MAX_EXP_INPUT = math.log(FLOAT64_MAX)  # exp of anything larger overflows float64
 
 
 def count_true(xp: Any, mask: Any) -> int:
@@ -36,6 +36,10 @@ class Add(Op):
         a, b = arrays
         return a + b
 
+    def result_bound(self, xp: Any, *arrays: Any) -> float:
+        a, b = arrays
+        return max_abs(xp, a) + max_abs(xp, b)
+
     def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
         yield g
         yield g
@@ -47,6 +51,10 @@ class Multiply(Op):
     def forward(self, xp: Any, *arrays: Any) -> Any:
         a, b = arrays
         return a * b
+
+    def result_bound(self, xp: Any, *arrays: Any) -> float:
+        a, b = arrays
+        return max_abs(xp, a) * max_abs(xp, b)
 
     def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
         a, b = arrays
@@ -60,6 +68,10 @@ class Maximum(Op):
     def forward(self, xp: Any, *arrays: Any) -> Any:
         a, b = arrays
         return xp.maximum(a, b)
+
+    def result_bound(self, xp: Any, *arrays: Any) -> float:
+        a, b = arrays
+        return max(max_abs(xp, a), max_abs(xp, b))
 
     def vjp(self, xp: Any, g: Any, out: Any, *arrays: Any) -> Iterator[Any]:
         a, b = arrays

@@ -103,6 +103,7 @@ def check_python_elements(data: object, where: str) -> bool:
 
 
 FLOAT64_INT_LIMIT = 2**1024 - 2**970  # the ints from here on round to inf as float64
+FLOAT64_MAX = 1.7976931348623157e308
 
 
 def to_float64(xp: Any, data: object, where: str) -> Any:
@@ -219,7 +220,8 @@ class Tensor(Frozen):
             propagate(node, grads)
         settled = [(node, settle(node, grads.get(id(node)))) for node in order]
         for node, grad in settled:
-            if grad is not None and not all_finite(node.xp, grad):
+            # the seed itself (an op result root's .grad) is proven finite already, by upstream_seed
+            if grad is not None and grad is not seed and not all_finite(node.xp, grad):
                 raise OverflowError(
                     f"Tensor.backward: the gradient of {node!r} (op {op_name(node)}) must be finite, "
                     f"got {count_nonfinite(node.xp, grad)} nan or inf element(s) (float64 overflow); "
@@ -298,9 +300,10 @@ def count_nonfinite(xp: Any, array: Any) -> int:
     return int(xp.count_nonzero(xp.logical_not(xp.isfinite(array))))
 
 
-def make_node(xp: Any, data: Any, op: Op, parents: tuple[Tensor, ...]) -> Tensor:
-    """An op result: trusted data (computed, not entered), wired to its parents and counted."""
-    if not all_finite(xp, data):
+def make_node(xp: Any, data: Any, op: Op, parents: tuple[Tensor, ...], proven_finite: bool) -> Tensor:
+    """An op result: trusted data (computed, not entered), proven finite (by the caller's bound, or
+    here), wired to its parents and counted."""
+    if not proven_finite and not all_finite(xp, data):
         shapes = ", ".join(str(parent.shape_tuple()) for parent in parents)
         raise OverflowError(
             f"{op.name}: every result element must be finite, got {count_nonfinite(xp, data)} nan or "
