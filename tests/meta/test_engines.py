@@ -209,6 +209,10 @@ BAD_DECLARATIONS = {
         {"error_families": {AssertionError: "ValueError"}},
         r"^declaring: error_families maps AssertionError, which AssertionError \(a crash",
     ),
+    "a-crash-subclass": (  # NameError is a crash, and UnboundLocalError derives from it, not it from it
+        {"error_families": {UnboundLocalError: "ValueError"}},
+        r"^declaring: error_families maps UnboundLocalError, which UnboundLocalError \(a crash",
+    ),
     "unknown-family": (
         {"error_families": {EngineRefusalError: "Shape_Error"}},
         r"^declaring: error_families maps EngineRefusalError onto 'Shape_Error', which no spec failure row "

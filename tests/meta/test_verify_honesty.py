@@ -320,6 +320,8 @@ ODD_ADAPTERS = {
         pytest.param(["--pytest-log", "."], "--pytest-log .: cannot write there", id="pytest-log"),
         pytest.param(["--mutation-stats", "/no/stats.json"], "--mutation-stats /no/stats.json", id="stats"),
         pytest.param(["--hypothesis-profile", "fastest"], "'fastest' is not registered", id="profile"),
+        pytest.param(["-n", "-1"], "-n '-1': must be a number of workers", id="negative-workers"),
+        pytest.param(["-n", "two"], "-n 'two': must be a number of workers", id="worded-workers"),
     ],
 )
 def test_verify_that_cannot_start_says_why_in_one_line(

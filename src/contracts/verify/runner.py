@@ -195,6 +195,15 @@ def check_input(option: str, value: str | None) -> None:
         raise VerifyError(f"{option} {value}: no such file")
 
 
+def check_workers(value: str | None) -> None:
+    """-n is a count of xdist workers (0: none) or one of xdist's own words for 'one per CPU'."""
+    if value is not None and not value.strip().isdigit() and value.strip() not in XDIST_AUTO:
+        raise VerifyError(f"-n {value!r}: must be a number of workers (0 or more), auto or logical")
+
+
+XDIST_AUTO = ("auto", "logical")
+
+
 def registered_profiles(root: Path) -> set[str]:
     """The hypothesis profiles the suite's conftest registers (read, not imported: importing it
     would load a profile into this process), and hypothesis's own default."""
@@ -419,6 +428,7 @@ def preflight(options: VerifyOptions) -> tuple[Path, str, Engine, list[SpecRow],
     check_output("--output", options.output)
     check_output("--pytest-log", options.pytest_log)
     check_input("--mutation-stats", options.mutation_stats)
+    check_workers(options.workers)
     root = find_suite(options.suite)
     check_profile(options.profile, root)
     impl = selected_name(options.impl)
