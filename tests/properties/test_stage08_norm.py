@@ -20,7 +20,16 @@ from contracts.tensor import Tensor, add
 from contracts.tensor.engine_ops import reference_tensor_vjp_with
 from contracts.tensor.norm import rms_norm
 from tests import strategies as s
-from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows, tolerance
+from tests.spec_rows import (
+    OWN_TYPES,
+    assert_engine_gives,
+    params,
+    reference_only,
+    require,
+    row,
+    rows,
+    tolerance,
+)
 from tests.stage06_cases import (
     DPS,
     EPS64,
@@ -54,10 +63,10 @@ def test_value_and_gradients_match_spec(engine: Engine, case: dict[str, Any]) ->
     inputs = [case["x"], case["gain"]]
     expected_value, expected_grads = spec_vjp_with(GRADIENT, inputs, case["upstream"], {"eps": case["eps"]})
     value, grads = call(engine, case)
-    assert expected_value == pytest.approx(value, **tolerance(engine, "value"))
+    assert_engine_gives(expected_value, value, **tolerance(engine, "value"))
     assert [x.shape for x in inputs] == [g.shape for g in grads]
     for expected, actual in zip(expected_grads, grads, strict=True):
-        assert expected == pytest.approx(actual, **tolerance(engine, "gradient"))
+        assert_engine_gives(expected, actual, **tolerance(engine, "gradient"))
 
 
 @pytest.mark.spec("S08.grad.rms-norm")
@@ -95,9 +104,9 @@ def test_rms_norm_over_array_api_strict(engine: Engine, case: dict[str, Any]) ->
         "rms_norm", inputs, case["upstream"], {"eps": case["eps"]}, xp=space
     )
     assert set() != space.operations()  # the op ran over array_api_strict, not numpy
-    assert expected_value == pytest.approx(value, rel=1e-12, abs=1e-12)
+    assert_engine_gives(expected_value, value, rel=1e-12, abs=1e-12)
     for expected, actual in zip(expected_grads, grads, strict=True):
-        assert expected == pytest.approx(actual, rel=1e-9, abs=1e-12)
+        assert_engine_gives(expected, actual, rel=1e-9, abs=1e-12)
 
 
 @reference_only(OWN_TYPES)
@@ -111,8 +120,8 @@ def test_residual_gradient_is_upstream_plus_the_branch(engine: Engine, case: dic
     y = add(x, rms_norm(x, gain, case["eps"]))
     y.backward(case["upstream"])
     branch, (branch_dx, branch_dgain) = call(engine, case)
-    assert case["x"] + branch == pytest.approx(y.data, rel=1e-15, abs=1e-300)
-    assert case["upstream"] + branch_dx == pytest.approx(x.grad, rel=1e-15, abs=1e-300)
+    assert_engine_gives(case["x"] + branch, y.data, rel=1e-15, abs=1e-300)
+    assert_engine_gives(case["upstream"] + branch_dx, x.grad, rel=1e-15, abs=1e-300)
     assert branch_dgain.tolist() == gain.grad.tolist()
 
 
@@ -149,7 +158,7 @@ def test_at_zero_eps_sets_the_gradient_scale(engine: Engine, case: dict[str, Any
         value.tolist(),
         dgain.tolist(),
     )
-    assert expected == pytest.approx(dx, rel=4 * EPS64, abs=0)
+    assert_engine_gives(expected, dx, rel=4 * EPS64, abs=0)
 
 
 def row_norms(array: np.ndarray) -> Any:
@@ -182,7 +191,7 @@ def test_gradient_norm_bound_is_attained_at_zero(
     gain = magnitude * np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     _, (dx, _) = call(engine, {**case, "x": np.zeros(case["x"].shape), "gain": gain})
     expected = row_norms(case["upstream"]) * magnitude / np.sqrt(case["eps"])
-    assert expected == pytest.approx(row_norms(dx), rel=1e-12, abs=0)
+    assert_engine_gives(expected, row_norms(dx), rel=1e-12, abs=0)
 
 
 def exact_normalized(x: np.ndarray, gain: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:
