@@ -453,6 +453,8 @@ def test_a_child_that_ran_another_engine_gives_no_report(monkeypatch: pytest.Mon
         VerifyError, match=r"^the suite ran engine None, not --impl 'torch': .* \(none\) must"
     ):
         runner.check_ran("torch", None, [])
+    with pytest.raises(VerifyError, match=r"after -- \(-p myplugin --impl torch\) must"):
+        runner.check_ran("reference", "torch", ["-p", "myplugin", "--impl", "torch"])
 
 
 def test_usage_errors_have_code_2() -> None:
