@@ -121,8 +121,9 @@ def run_shards(options: RunOptions, parts: Sequence[Sequence[RowMutants]]) -> li
                     stderr=subprocess.STDOUT,
                 )
             started.append((process, out_file, log))
-        for process, out_file, log in started:
-            process.wait()
+        for process, _, _ in started:
+            process.wait()  # every shard has ended before any is judged: none outlives the scratch dir
+        for _, out_file, log in started:
             if not out_file.exists():
                 raise RuntimeError(f"a spec-mutation shard wrote no results:\n{log.read_text()[-3000:]}")
             rows.extend(json.loads(out_file.read_bytes())["rows"])
