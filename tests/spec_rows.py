@@ -178,14 +178,48 @@ class RecordingEngine:
         attribute = getattr(self.wrapped, name)
         if name in DESCRIBING or name.startswith("_") or not callable(attribute):
             return attribute
-        return self.counted(attribute)
+        return self.counted(attribute, name)
 
-    def counted(self, method: Any) -> Any:
+    def counted(self, method: Any, name: str) -> Any:
         def call(*args: Any, **kwargs: Any) -> Any:
             self.calls += 1
-            return method(*args, **kwargs)
+            result = method(*args, **kwargs)
+            check_protocol_arrays(self.wrapped.name, name, result)
+            return result
 
         return call
+
+
+# Adapter methods whose results are arrays by the protocol (contracts.engines.base): (value, grads)
+# pairs, a tuple of grads, or one array.
+VJP_METHODS = frozenset({"tensor_vjp", "tensor_vjp_with", "tensor_program_vjp"})
+ARRAY_METHODS = frozenset(
+    {"tensor_forward_with", "tensor_from_data", "module_forward", "module_norm_forward"}
+)
+
+
+def protocol_arrays(method: str, result: Any) -> list[Any]:
+    """The items of a method's result that the protocol says are arrays (None: no gradient)."""
+    if method in VJP_METHODS:
+        if not (isinstance(result, tuple) and len(result) == 2 and isinstance(result[1], tuple)):
+            return [result]  # not a (value, grads) pair at all
+        return [result[0], *result[1]]
+    if method == "tensor_grads":
+        return list(result) if isinstance(result, tuple) else [result]
+    return [result] if method in ARRAY_METHODS else []
+
+
+def check_protocol_arrays(engine: str, method: str, result: Any) -> None:
+    """An adapter that hands back lists (or anything but numpy arrays and numbers) fails here, naming
+    itself, instead of as an AttributeError deep in a test that reads like a suite bug."""
+    for item in protocol_arrays(method, result):
+        if item is not None and (
+            isinstance(item, bool) or not isinstance(item, np.ndarray | np.floating | float | int)
+        ):
+            raise TypeError(
+                f"{engine}.{method} returned {type(item).__name__} where the adapter protocol passes a "
+                "numpy float64 array (contracts.engines.base): convert it in the adapter"
+            )
 
 
 # ---------------------------------------------------------------- readable failures

@@ -262,7 +262,10 @@ def attempt_for(spec_row: SpecRow, data: st.DataObject) -> Attempt:
 
 
 @pytest.mark.parametrize("spec_row", params(rows(kind="failure")))
-@settings(max_examples=2)  # eight attempts per example: cheap, and enough to cover every entry point
+# eight attempts per example: cheap, and they cover every entry point of the drawn cases at the fixed
+# seed; derandomized whatever the profile, since a random seed can draw one entry point eight times
+# (S05.fail.budget-type's plan, the one that calls an initializer, is one of four)
+@settings(max_examples=2, derandomize=True, database=None)
 @given(data=st.data())
 def test_every_listed_probe_has_something_to_read(spec_row: SpecRow, data: st.DataObject) -> None:
     """Among a row's attempts (several drawn bad inputs: a row may cover several entry points), some attempt

@@ -57,7 +57,7 @@ from contracts.verify.runner import (
     stop,
 )
 from tests.meta.broken_engines import DeclaresNothing, WrongMulGradient
-from tests.spec_rows import RecordingEngine, assert_engine_gives, is_reference, unwrap
+from tests.spec_rows import RecordingEngine, assert_engine_gives, check_protocol_arrays, is_reference, unwrap
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = "tests/properties/test_x.py::test_y[S03.grad.mul]"
@@ -435,6 +435,42 @@ def test_recording_engine_counts_only_adapter_calls() -> None:
     assert (2.0, (1.0, 1.0)) == recording.scalar_vjp("add", [1.0, 1.0])
     recording.scalar_chain_grad(3)
     assert 2 == recording.calls
+
+
+class ListsForArrays(ReferenceEngine):
+    """Returns Python lists where the adapter protocol passes numpy arrays."""
+
+    name = "lists"
+
+    def tensor_vjp(self, op: str, inputs: Any, upstream: Any) -> Any:
+        value, grads = super().tensor_vjp(op, inputs, upstream)
+        return value, tuple(grad.tolist() for grad in grads)
+
+    def tensor_forward_with(self, op: str, inputs: Any, params: Any) -> Any:
+        return super().tensor_forward_with(op, inputs, params).tolist()
+
+
+def test_an_adapter_handing_back_lists_is_named_at_the_boundary() -> None:
+    """Lists where the protocol passes arrays fail at the call, naming the adapter and the method,
+    not as an AttributeError deep in a test; arrays, numbers and no-gradient None pass."""
+    import numpy as np
+
+    recording = RecordingEngine(ListsForArrays())
+    inputs = [np.asarray([1.0, 2.0]), np.asarray([3.0, 4.0])]
+    with pytest.raises(
+        TypeError, match=r"^lists\.tensor_vjp returned list where the adapter protocol passes"
+    ):
+        recording.tensor_vjp("add", inputs, np.ones(2))
+    with pytest.raises(TypeError, match=r"^lists\.tensor_forward_with returned list where"):
+        recording.tensor_forward_with("sum", inputs[:1], {"axis": 0, "keepdims": True})
+    reference = RecordingEngine(ReferenceEngine())
+    value, grads = reference.tensor_vjp("add", inputs, np.ones(2))
+    assert ([4.0, 6.0], 2) == (value.tolist(), len(grads))
+    check_protocol_arrays("x", "tensor_grads", (None, np.float64(1.0), 2.0, np.ones(1)))  # no raise
+    with pytest.raises(TypeError, match=r"^x\.tensor_grads returned bool where"):
+        check_protocol_arrays("x", "tensor_grads", (True,))
+    with pytest.raises(TypeError, match=r"^x\.tensor_vjp_with returned list where"):
+        check_protocol_arrays("x", "tensor_vjp_with", [np.ones(1), (np.ones(1),)])
 
 
 def test_only_the_reference_itself_is_the_reference() -> None:
