@@ -35,4 +35,3 @@ def topological_order(root: Node) -> list[Node]:
             stack.append(None)
             stack.extend(node.parents)  # a parent already visited is skipped when it is popped
     return order
-
