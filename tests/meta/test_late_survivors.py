@@ -4,6 +4,8 @@
 from __future__ import annotations
 
 import os
+import re
+import resource
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
@@ -17,7 +19,7 @@ from contracts.engines.base import Engine
 from contracts.spec.functions import array_functions
 from contracts.spec_mutation import runner, statement_plugin
 from contracts.spec_mutation.catalog import RowMutants
-from contracts.verify.runner import VerifyError, check_rows
+from contracts.verify.runner import VerifyError, check_rows, probe_engine
 
 # ---------------------------------------------------------------- the spec formulas' one-hot
 
@@ -224,3 +226,53 @@ def test_the_run_document_holds_the_selection_and_rounded_times(monkeypatch: pyt
         "cpu_seconds": 2.5,
     } == found
     assert float is type(found["cpu_seconds"])
+
+
+# ---------------------------------------------------------------- the probe child and the CPU clock
+
+# os.write: below sys.stdout, where only the child's own file descriptor decides where it goes
+PRINTS_WHILE_LOADING = (
+    "import os\n\nfrom contracts.engines.reference import ReferenceEngine\n\n\n"
+    "class Engine(ReferenceEngine):\n    def __init__(self):\n        os.write(1, b'hello from the engine')\n"
+)
+EXITS_THREE = "import os\n\nos._exit(3)\n"
+
+
+def test_the_probe_childs_prints_never_reach_verifys_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """An adapter printing while it loads in the probe child writes nothing to verify's own stdout
+    (a report may go there), even at the file-descriptor level."""
+    (tmp_path / "prints_adapter.py").write_text(PRINTS_WHILE_LOADING, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    probe_engine("prints_adapter:Engine")
+    assert "" == capfd.readouterr().out
+
+
+def test_a_probe_child_ending_with_a_code_is_one_verify_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child that ends with exit code 3 while loading is a VerifyError naming the code, not a
+    CalledProcessError."""
+    (tmp_path / "exits_three.py").write_text(EXITS_THREE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    message = (
+        "could not start engine 'exits_three:Engine': loading it ended the process (exit code 3) "
+        "before the engine was made"
+    )
+    with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
+        probe_engine("exits_three:Engine")
+
+
+class Usage:
+    """What resource.getrusage reports: user and system CPU seconds."""
+
+    ru_utime = 1.26
+    ru_stime = 2.31
+
+
+def test_children_cpu_is_user_plus_system_to_one_digit(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The children's CPU time is user + system seconds, rounded to one digit, as a float."""
+    monkeypatch.setattr(resource, "getrusage", lambda who: Usage())
+    cpu = runner.children_cpu()
+    assert (3.6, float) == (cpu, type(cpu))
