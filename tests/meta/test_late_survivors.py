@@ -20,6 +20,7 @@ from contracts.spec.functions import array_functions
 from contracts.spec_mutation import runner, statement_plugin
 from contracts.spec_mutation.catalog import RowMutants
 from contracts.verify.runner import VerifyError, check_rows, probe_engine
+from tests.meta.fakes import ScriptedClock
 
 # ---------------------------------------------------------------- the spec formulas' one-hot
 
@@ -111,23 +112,6 @@ class FakeOs:
         self.calls.append(("killpg", group, signal_number))
 
 
-class FakeTime:
-    """A monotonic clock reading the given times in turn (failing when read once too often); sleeps logged."""
-
-    def __init__(self, readings: Sequence[float], calls: list[tuple[Any, ...]]) -> None:
-        self.readings: Iterator[float] = iter(readings)
-        self.calls = calls
-
-    def monotonic(self) -> float:
-        reading = next(self.readings, None)
-        if reading is None:
-            raise AssertionError("the clock was read once too often")
-        return reading
-
-    def sleep(self, seconds: float) -> None:
-        self.calls.append(("sleep", seconds))
-
-
 def plain() -> None:
     """A function to hand run_mutant (the fake child never runs it)."""
 
@@ -136,7 +120,7 @@ def fake_os_and_clock(
     monkeypatch: pytest.MonkeyPatch, fake: FakeOs, readings: Sequence[float], exit_code: int = 0
 ) -> None:
     monkeypatch.setattr(statement_plugin, "os", fake)
-    monkeypatch.setattr(statement_plugin, "time", FakeTime(readings, fake.calls))
+    monkeypatch.setattr(statement_plugin, "time", ScriptedClock(readings, fake.calls))
     monkeypatch.setattr(statement_plugin, "child_exit_code", lambda function, code, tests: exit_code)
 
 
@@ -192,16 +176,6 @@ def test_at_the_deadline_the_child_is_killed_and_reaped_blocking(monkeypatch: py
 # ---------------------------------------------------------------- the spec-mutation run's document
 
 
-class Clock:
-    """A monotonic clock that reads the given times in turn."""
-
-    def __init__(self, readings: list[float]) -> None:
-        self.readings: Iterator[float] = iter(readings)
-
-    def monotonic(self) -> float:
-        return next(self.readings)
-
-
 def test_the_run_document_holds_the_selection_and_rounded_times(monkeypatch: pytest.MonkeyPatch) -> None:
     """run keeps only the --rows prefixes' rows and adds "selection", the run's seconds and the children's
     CPU seconds (both differences, to 1 digit)."""
@@ -213,7 +187,7 @@ def test_the_run_document_holds_the_selection_and_rounded_times(monkeypatch: pyt
         return [{"row_id": row_id, "tests": 2, "seconds": 0.5, "mutants": []} for row_id in ran]
 
     monkeypatch.setattr(runner, "run_shards", shards_ran)
-    monkeypatch.setattr(runner, "time", Clock([100.0, 102.34]))
+    monkeypatch.setattr(runner, "time", ScriptedClock([100.0, 102.34]))
     cpu = iter([10.0, 12.54])
     monkeypatch.setattr(runner, "children_cpu", lambda: next(cpu))
     found = runner.run(runner.RunOptions(Path("root"), Path("specs"), rows=("S01",)))

@@ -7,7 +7,7 @@ import json
 import os
 import subprocess
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -16,19 +16,10 @@ import pytest
 from contracts.spec_mutation import runner, statement_plugin, tomlwriter
 from contracts.spec_mutation.catalog import RowMutants, file_mutants, schema_context
 from contracts.spec_mutation.operators import Mutant
+from tests.meta.fakes import ScriptedClock
 
 SPECS = Path(__file__).resolve().parents[2] / "specs"
 CONTEXT = schema_context(json.loads((SPECS / "schema.json").read_bytes()))
-
-
-class Clock:
-    """A monotonic clock that reads the given times in turn (and fails when read once too often)."""
-
-    def __init__(self, readings: list[float]) -> None:
-        self.readings: Iterator[float] = iter(readings)
-
-    def monotonic(self) -> float:
-        return next(self.readings)
 
 
 # ---------------------------------------------------------------- the statement plugin's plan loop
@@ -117,7 +108,7 @@ def test_run_plan_writes_each_verdict_with_its_tests_limit_and_times(
 
     monkeypatch.setattr(statement_plugin, "run_mutant", fake_run_mutant)
     # read: the pass's start and end, b's start (it stops there), c's start and end
-    monkeypatch.setattr(statement_plugin, "time", Clock([100.0, 102.34, 150.0, 200.0, 201.23456]))
+    monkeypatch.setattr(statement_plugin, "time", ScriptedClock([100.0, 102.34, 150.0, 200.0, 201.23456]))
     session: Any = Session(
         {
             "--statement-mutation-plan": str(tmp_path / "plan.json"),
@@ -315,7 +306,7 @@ def test_an_empty_statement_run_has_no_coverage_time_and_its_seconds_to_one_digi
 ) -> None:
     """An empty plan runs no session: coverage 0.0 s, the run's seconds and CPU seconds to 1 digit."""
     monkeypatch.setattr(runner, "statement_plan", lambda root, package, drawn: [])
-    monkeypatch.setattr(runner, "time", Clock([100.0, 102.34]))
+    monkeypatch.setattr(runner, "time", ScriptedClock([100.0, 102.34]))
     cpu = iter([10.0, 12.54])
     monkeypatch.setattr(runner, "children_cpu", lambda: next(cpu))
     assert {

@@ -40,6 +40,7 @@ from contracts.spec_mutation.equivalence import equivalent, refused, value_at
 from contracts.spec_mutation.operators import NEVER_MATCHES, Mutant, row_mutants
 from contracts.verify.formats import format_markdown, format_table
 from tests.meta.argparse_spec import described as options_described
+from tests.meta.fakes import SteadyClock
 from tests.meta.test_verify_report import make_report
 from tests.processes import ended_within
 
@@ -576,26 +577,13 @@ def test_runner_kills_every_mutant_of_a_well_tested_row(
     assert SAMPLE_SPEC == (sample / "specs" / "x.toml").read_text()  # never written to
 
 
-class Ticks:
-    """A monotonic clock that advances one tick (1/16 s, exact in binary) per reading."""
-
-    TICK = 0.0625
-
-    def __init__(self) -> None:
-        self.readings = 0
-
-    def monotonic(self) -> float:
-        self.readings += 1
-        return 1000.0 + self.readings * self.TICK
-
-
 def test_each_row_reports_one_progress_line_on_stderr_and_its_time_in_ms(
     sample: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """Per row, one stderr line 'spec-mutation ROW: killed/total killed'; a row's seconds are the
     clock's advance across it (read once before and after the row, twice per mutant run) to 3 digits,
     a mutant's to 4."""
-    monkeypatch.setattr(plugin, "time", Ticks())
+    monkeypatch.setattr(plugin, "time", SteadyClock(1000.0, 0.0625))  # a tick of 1/16 s, exact in binary
     results = run_sample(sample, monkeypatch)
     out, err = capfd.readouterr()
     progress = [line for line in err.splitlines() if line.startswith("spec-mutation ")]

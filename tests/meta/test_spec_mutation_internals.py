@@ -19,6 +19,7 @@ from contracts.spec.loader import schema
 from contracts.spec_mutation import equivalence, plugin
 from contracts.spec_mutation.equivalence import draw, equivalent, same
 from contracts.spec_mutation.operators import row_mutants
+from tests.meta.fakes import SteadyClock
 from tests.meta.test_spec_mutation import CONTEXT, SPECS, described
 
 INI = "[pytest]\nmarkers =\n    spec(*ids): rows\n    other(*ids): not a spec marker\n"
@@ -171,27 +172,7 @@ compared_with = ["planner"]
 examples = [{ where = { K = 3 }, value = 5 }]
 """
 
-ORIGINAL_ROW: dict[str, Any] = {
-    "id": "X.cost.odd",
-    "kind": "formula",
-    "title": "the K-th odd number",
-    "origin": "decision",
-    "expr": "2 * K - 1",
-    "symbols": {"K": {"min": 1, "max": 9}},
-    "compared_with": ["planner"],
-    "examples": [{"where": {"K": 3}, "value": 5}],
-}
-
-
-class Clock:
-    """A monotonic clock that advances 0.123456 s per reading."""
-
-    def __init__(self) -> None:
-        self.readings = 0
-
-    def monotonic(self) -> float:
-        self.readings += 1
-        return self.readings * 0.123456
+ORIGINAL_ROW: dict[str, Any] = tomllib.loads(ROW_SPEC)["rows"][0]  # the row as the file states it
 
 
 def test_run_row_restores_the_row_after_each_mutant(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -211,7 +192,7 @@ def test_run_row_restores_the_row_after_each_mutant(tmp_path: Path, monkeypatch:
             {"id": "X.cost.odd:m:plus:0", "operator": "plus", "row": mutated},
         ],
     }
-    monkeypatch.setattr(plugin, "time", Clock())
+    monkeypatch.setattr(plugin, "time", SteadyClock(0.0, 0.123456))  # 0.123456 s per reading
 
     def run(session: pytest.Session) -> tuple[list[dict[str, Any]], dict[str, Any], bool, bool]:
         live = {row.id: row for row in load_spec_file(specs / "x.toml", schema(specs))}

@@ -197,7 +197,8 @@ def check_input(option: str, value: str | None) -> None:
 
 def check_workers(value: str | None) -> None:
     """-n is a count of xdist workers (0: none) or one of xdist's own words for 'one per CPU'."""
-    if value is not None and not value.strip().isdigit() and value.strip() not in XDIST_AUTO:
+    text = None if value is None else value.strip()
+    if text is not None and not text.isdigit() and text not in XDIST_AUTO:
         raise VerifyError(f"-n {value!r}: must be a number of workers (0 or more), auto or logical")
 
 
