@@ -15,6 +15,7 @@ import pytest
 
 IMPL = "--contracts-impl"
 DEPTH = "--contracts-deep-graph-depth"
+SAMPLES = "--contracts-statistical-samples"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -32,6 +33,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="N",
         help="nodes in the deep-graph rows' chain (default: the spec's 10^6)",
+    )
+    group.addoption(
+        SAMPLES,
+        type=int,
+        default=None,
+        metavar="N",
+        help="draws per statistical check of the init rows (default: the seed's 4096)",
     )
 
 

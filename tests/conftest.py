@@ -15,6 +15,7 @@ from contracts.pytest_plugin import hosted, suite_option
 from contracts.verify.records import ENGINE_CALLS_PROPERTY, REFERENCE_ONLY_MARKER, REFERENCE_ONLY_PREFIX
 from tests.mutation_order import fastest_first, mutant_under_test, recorded_durations
 from tests.spec_rows import RecordingEngine, all_rows, is_reference
+from tests.stage07_cases import SEED_SAMPLES, statistical_samples_error
 
 # Every profile names its parent explicitly: a profile registered without one inherits whatever
 # profile is active at registration time (hypothesis loads its own `ci` profile when CI is set).
@@ -67,6 +68,13 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         default=None,
         help="nodes in the deep-graph rows' long chain (default: the spec's 10^6; verify --quick: 10^4)",
     )
+    parser.addoption(
+        "--statistical-samples",
+        type=int,
+        default=None,
+        help=f"draws per statistical check of the engine's initializers (default: the seed's {SEED_SAMPLES}; "
+        "verify --quick: 512)",
+    )
 
 
 @pytest.fixture(scope="session")
@@ -76,7 +84,19 @@ def deep_graph_depth(request: pytest.FixtureRequest) -> int | None:
     return depth
 
 
+@pytest.fixture(scope="session")
+def statistical_samples(request: pytest.FixtureRequest) -> int:
+    """Draws per statistical check of the engine's initializers (pytest_configure checked the option)."""
+    samples: int | None = suite_option(request.config, SUITE_ROOT, "--statistical-samples")
+    return SEED_SAMPLES if samples is None else samples
+
+
 def pytest_configure(config: pytest.Config) -> None:
+    # Refused before any test runs, in one line: a sample too small to fail would pass every check.
+    samples: int | None = suite_option(config, SUITE_ROOT, "--statistical-samples")
+    error = None if samples is None else statistical_samples_error(samples)
+    if error is not None:
+        raise pytest.UsageError(error)
     config.addinivalue_line(
         "markers",
         f"{REFERENCE_ONLY_MARKER}(reason): the test exercises this project's own types; "

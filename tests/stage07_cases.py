@@ -520,5 +520,24 @@ def tolerance(distribution: str, sigma2: float, n: int, checks: int, alpha: floa
     return z * math.sqrt(variance_of_sample_variance(distribution, sigma2, n))
 
 
+# Draws per statistical check of the engine's initializers: the seed's 4096 (C_in = 64), or fewer for a
+# quick run. A check draws (n / 64, 64) weights, so n is a multiple of 64; from 448 draws on, a check
+# rejects a variance half or twice its target with probability >= 0.99, for either distribution
+# (tests/meta/test_statistical_samples.py derives it; fewer draws would barely test anything).
+SEED_FAN_IN = 64
+SEED_SAMPLES = int(row("S07.rule.init-statistical")["examples"][0]["samples"])
+FEWEST_SAMPLES = 448
+
+
+def statistical_samples_error(samples: int) -> str | None:
+    """Why `samples` cannot be the draws per statistical check (None: it can)."""
+    if samples % SEED_FAN_IN or samples < FEWEST_SAMPLES:
+        return (
+            f"--statistical-samples: got {samples}, expected a multiple of {SEED_FAN_IN} (the seed's C_in) "
+            f"and at least {FEWEST_SAMPLES} (fewer draws would miss a variance half or twice its target)"
+        )
+    return None
+
+
 def sample_variance(values: Sequence[float]) -> float:
     return float(np.var(np.asarray(values, dtype=np.float64), ddof=1))

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
@@ -1287,6 +1288,16 @@ def tensor_programs(draw: st.DrawFn, ops: tuple[str, ...], max_body: int = 5) ->
     builder.motif(list(ops), None, "add")
     upstream = draw(float_arrays(np.shape(builder.values[-1]), st.floats(-2, 2)))
     return {"leaves": leaves, "program": builder.program, "upstream": upstream}
+
+
+# verify --quick's hypothesis profile, registered by this name in tests/conftest.py (verify reads it there)
+QUICK_PROFILE = "quick"
+
+
+def examples(full: int, quick: int) -> int:
+    """A costly test's example count: `full`, or `quick` under verify --quick's profile (read when the
+    test module is imported, after pytest has loaded the profile)."""
+    return quick if settings.get_current_profile_name() == QUICK_PROFILE else full
 
 
 # deeper than the recursion limit in force while the test runs (hypothesis raises Python's 1000 by ~2000)

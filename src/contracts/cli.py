@@ -68,8 +68,9 @@ def verify_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--quick",
         action="store_true",
-        help="a smoke run for slow engines: deep-graph chain of 10^4 nodes, hypothesis profile quick "
-        "(unless --hypothesis-profile says otherwise); the report says so",
+        help="a smoke run for slow engines: deep-graph chain of 10^4 nodes, 512 draws per statistical "
+        "check, hypothesis profile quick (unless --hypothesis-profile says otherwise); the report "
+        "says so",
     )
     parser.add_argument("--seed", type=int, help="hypothesis seed (for profiles that are not derandomized)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")

@@ -1,10 +1,11 @@
 """The pytest plugin's logic (its entry point is the top-level module pytest_contracts, which imports
 this only in a session that gives --contracts-impl), and the option lookup the suite's conftest uses.
 
-The plugin never registers the suite's own options (--impl, --deep-graph-depth): tests/conftest.py
-registers those in the suite's own session (the repository's test run, `contracts verify`, a repro
-command) and none where the suite is a guest in another project's session (`hosted`), so a project
-whose conftest has its own --impl keeps it; there the plugin's --contracts-* options stand for them.
+The plugin never registers the suite's own options (--impl, --deep-graph-depth, --statistical-samples):
+tests/conftest.py registers those in the suite's own session (the repository's test run, `contracts
+verify`, a repro command) and none where the suite is a guest in another project's session (`hosted`),
+so a project whose conftest has its own --impl keeps it; there the plugin's --contracts-* options stand
+for them.
 """
 
 from __future__ import annotations
@@ -18,10 +19,10 @@ from typing import Any
 import pytest
 
 from contracts.packaged import SUITE_PACKAGE
-from pytest_contracts import DEPTH, IMPL
+from pytest_contracts import DEPTH, IMPL, SAMPLES
 
 # the suite's own option -> the plugin's, which stands for it where the suite is a guest
-GUEST_OPTIONS = {"--impl": IMPL, "--deep-graph-depth": DEPTH}
+GUEST_OPTIONS = {"--impl": IMPL, "--deep-graph-depth": DEPTH, "--statistical-samples": SAMPLES}
 SPEC_MARKER = "spec(*ids): the spec rows this test proves (contracts.spec_suite/specs)"
 
 

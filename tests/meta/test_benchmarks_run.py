@@ -62,3 +62,16 @@ def test_the_slowed_engine_computes_the_references_answers() -> None:
         slow.lacks("scalar.add"),
     )
     assert math.isclose(1.0, slow.scalar_chain_grad(10))
+
+
+def test_the_slowed_engine_slows_only_the_suites_own_calls(monkeypatch: pytest.MonkeyPatch) -> None:
+    """module_forward calls run: one sleep of 99 times the whole call, not one per nested call (which
+    compounded to 10^4 times for module_forward)."""
+    slow = slow_engine.SlowReference()
+    module = slow.module_linear(2, 3, False)
+    readings = iter([0.0])  # the outer call starts at 0 s; every later reading says 1 s
+    sleeps: list[float] = []
+    monkeypatch.setattr(slow_engine.time, "perf_counter", lambda: next(readings, 1.0))
+    monkeypatch.setattr(slow_engine.time, "sleep", sleeps.append)
+    slow.module_forward(module, np.ones((1, 2)))
+    assert [99.0] == sleeps

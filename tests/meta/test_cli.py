@@ -242,8 +242,9 @@ def test_verify_options_and_their_help() -> None:
             False,
             None,
             None,
-            "a smoke run for slow engines: deep-graph chain of 10^4 nodes, hypothesis profile quick "
-            "(unless --hypothesis-profile says otherwise); the report says so",
+            "a smoke run for slow engines: deep-graph chain of 10^4 nodes, 512 draws per statistical "
+            "check, hypothesis profile quick (unless --hypothesis-profile says otherwise); the report "
+            "says so",
         ),
         (
             ["--seed"],

@@ -40,6 +40,7 @@ from contracts.verify.report import (
 from contracts.verify.report import test_function as function_of  # not a test: aliased
 from contracts.verify.runner import (
     QUICK_DEPTH,
+    QUICK_SAMPLES,
     VerifyError,
     VerifyInterruptedError,
     VerifyOptions,
@@ -266,20 +267,25 @@ def test_repro_command_from_anywhere() -> None:
 
 
 def test_quick_and_seed_reach_pytest_and_the_repro(tmp_path: Path) -> None:
-    """--quick shrinks the deep graph (and says so), --seed seeds hypothesis; both go to the child and
-    to every repro command."""
+    """--quick shrinks the deep graph and the statistical samples (and says so), --seed seeds hypothesis;
+    all go to the child and to every repro command."""
     options = VerifyOptions(profile="quick", quick=True, seed=3, progress=False)
-    settings = ("--deep-graph-depth", str(QUICK_DEPTH), "--hypothesis-seed=3")
+    settings = (
+        "--deep-graph-depth",
+        str(QUICK_DEPTH),
+        "--statistical-samples",
+        str(QUICK_SAMPLES),
+        "--hypothesis-seed=3",
+    )
     assert settings == run_settings(options)
     assert () == run_settings(VerifyOptions())
     command = pytest_command(options, "reference", ROOT, tmp_path / "o.json")
+    at = command.index("--deep-graph-depth")
+    assert list(settings) == command[at : at + len(settings)]
     assert (
-        list(settings)
-        == command[command.index("--deep-graph-depth") : command.index("--deep-graph-depth") + 3]
-    )
-    assert "deep-graph chain of 10000 nodes (the spec asks for 10^6), hypothesis profile quick" == quick_note(
-        options
-    )
+        "deep-graph chain of 10000 nodes (the spec asks for 10^6), 512 draws per statistical check "
+        "(the seed's 4096), hypothesis profile quick"
+    ) == quick_note(options)
     assert quick_note(VerifyOptions()) is None
     rerun = rerun_of(options, "reference", ROOT, {"PYTHONPATH": "/a::/b"})
     assert (

@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from contracts.tensor import reset_node_counter
+from tests import strategies as s
 from tests.precedence_cases import ENTRIES, Built, Case, pairs
 from tests.probes import assert_refused
 from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
@@ -38,7 +39,7 @@ def assert_wins(row_id: str, built: Built) -> None:
 # variety each failure row's own property test covers at the profile's count. 10 calls per pair find a
 # check run out of order as surely as 50 (the order of checks does not depend on the values) at 1/5 the
 # cost: this test was a tenth of the property suite.
-@settings(max_examples=10)
+@settings(max_examples=s.examples(10, quick=5))
 @pytest.mark.parametrize("spec_row", params(PRECEDENCE))
 @given(data=st.data())
 def test_earlier_check_wins(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:

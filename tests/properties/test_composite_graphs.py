@@ -96,7 +96,8 @@ def test_scalar_dag_gradients_match_central_differences_and_the_tree(
 
 
 @pytest.mark.spec("S03.rule.accumulate")
-@settings(max_examples=20)  # a differential check against another engine: fewer draws suffice
+# a differential check against another engine: fewer draws suffice
+@settings(max_examples=s.examples(20, quick=5))
 @given(data=st.data())
 def test_scalar_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -> None:
     """A random scalar DAG's value and leaf gradients equal torch's float64 autograd on the same program."""
@@ -112,7 +113,7 @@ def test_scalar_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -
 
 
 @pytest.mark.spec("S03.rule.accumulate")
-@settings(max_examples=3)
+@settings(max_examples=s.examples(3, quick=1))  # each example runs ~10^3 engine ops, twice
 @given(data=st.data())
 def test_scalar_deep_chain_inside_a_dag(engine: Engine, data: st.DataObject) -> None:
     """A chain deeper than the recursion limit between two uses of a shared node: central differences and
@@ -201,7 +202,8 @@ def test_tensor_dag_gradients_match_central_differences_and_the_tree(
 
 
 @pytest.mark.spec("T.rule.accumulate")
-@settings(max_examples=20)  # a differential check against another engine: fewer draws suffice
+# a differential check against another engine: fewer draws suffice
+@settings(max_examples=s.examples(20, quick=5))
 @given(data=st.data())
 def test_tensor_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -> None:
     """A random Tensor DAG's output and leaf gradients equal torch's float64 autograd on the same program."""
@@ -220,7 +222,7 @@ def test_tensor_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -
 
 
 @pytest.mark.spec("T.rule.accumulate")
-@settings(max_examples=2)
+@settings(max_examples=s.examples(2, quick=1))
 @given(case=s.deep_tensor_programs())
 def test_tensor_deep_chain_inside_a_dag(engine: Engine, case: dict[str, Any]) -> None:
     """A chain of adds deeper than the recursion limit between two uses of a shared Tensor node: the tree

@@ -20,7 +20,7 @@ from contracts.init import InitSpec
 from contracts.spec import SpecRow, evaluate
 from tests import strategies as s
 from tests.port_cases import LAYER, MODEL, build, build_or_reject, identity_changes
-from tests.properties.test_stage07_init import CHECKS, FALSE_FAILURE, OUTPUT_ROWS, OUTPUT_SEEDS
+from tests.properties.test_stage07_init import CHECKS, FALSE_FAILURE, OUTPUT_SEEDS
 from tests.spec_rows import assert_engine_gives, params, require, row
 from tests.stage07_cases import sample_variance, spec_value, tolerance
 
@@ -119,9 +119,9 @@ def test_port_linear_dot_value_and_weight_gradient(engine: Engine, x: list[float
 
 
 @pytest.mark.spec("S07.init.output-variance", "S07.rule.init-statistical")
-def test_port_output_variance(engine: Engine) -> None:
-    """Fixed x, 4096 output rows of the engine's Linear initialised with the spec's InitSpec:
-    Var(y_o) = C_in·Var(W)·mean(x²) within the statistical tolerance."""
+def test_port_output_variance(engine: Engine, statistical_samples: int) -> None:
+    """Fixed x, 4096 output rows (--statistical-samples) of the engine's Linear initialised with the
+    spec's InitSpec: Var(y_o) = C_in·Var(W)·mean(x²) within the statistical tolerance."""
     require(engine, "module.linear", "S07.init.output-variance")
     require(engine, "module.init", "S07.init.output-variance")
     x = np.array([[1.0, -2.0, 0.5, 3.0]])
@@ -132,9 +132,10 @@ def test_port_output_variance(engine: Engine) -> None:
     )
     for seed in OUTPUT_SEEDS:
         spec = InitSpec("normal", 1.0, seed)
-        module = build(engine, functools.partial(engine.module_linear, fan_in, OUTPUT_ROWS, False, spec))
+        make = functools.partial(engine.module_linear, fan_in, statistical_samples, False, spec)
+        module = build(engine, make)
         observed = sample_variance(engine.module_forward(module, x)[0].tolist())
-        bound = tolerance("normal", target, OUTPUT_ROWS, CHECKS, FALSE_FAILURE)
+        bound = tolerance("normal", target, statistical_samples, CHECKS, FALSE_FAILURE)
         assert abs(observed - target) <= bound, f"seed {seed}: s² = {observed}, target {target}"
 
 

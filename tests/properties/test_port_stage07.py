@@ -32,7 +32,14 @@ from tests.port_cases import (
     numpy_mlp,
 )
 from tests.spec_rows import require, row
-from tests.stage07_cases import sample_variance, spec_model_cost, spec_model_parameters, spec_value, tolerance
+from tests.stage07_cases import (
+    SEED_FAN_IN,
+    sample_variance,
+    spec_model_cost,
+    spec_model_parameters,
+    spec_value,
+    tolerance,
+)
 
 BIAS = pytest.mark.parametrize("use_bias", [False, True], ids=["no-bias", "bias"])
 
@@ -119,7 +126,7 @@ def test_port_mlp_forward_matches_numpy(engine: Engine, use_bias: bool, case: di
 # ---------------------------------------------------------------- initialization (statistical)
 
 VARIANCE_ROW = {"standard": "S07.init.variance-standard", "relu": "S07.init.variance-relu"}
-FAN_IN = 64  # the seed's C_in; a (64, 64) weight holds its 4096 samples
+FAN_IN = SEED_FAN_IN  # the seed's C_in = 64; a (64, 64) weight holds its 4096 samples
 SEEDS_AND_GAINS = ((3, 1.0), (2024, 1.5), (99991, 0.5))
 DISTRIBUTIONS = ("normal", "uniform")
 LAYER_ROLES = ("standard", "relu")  # S07.rule.layer-roles: fc1 standard, fc2 He
@@ -131,31 +138,37 @@ FALSE_FAILURE = 1e-6
 @pytest.mark.spec("S07.rule.init-statistical", "S07.init.variance-standard", "S07.init.variance-relu")
 @pytest.mark.parametrize("distribution", DISTRIBUTIONS)
 @pytest.mark.parametrize("role", sorted(VARIANCE_ROW))
-def test_port_init_sample_variance(engine: Engine, role: str, distribution: str) -> None:
-    """The engine's initializers given the spec's InitSpec: 4096 weights (C_in = 64) per fixed seed
-    have |s² - target| <= z·sd(s²); the whole family fails a correct engine with probability <= 1e-6."""
+def test_port_init_sample_variance(
+    engine: Engine, role: str, distribution: str, statistical_samples: int
+) -> None:
+    """The engine's initializers given the spec's InitSpec: 4096 weights (--statistical-samples; C_in =
+    64) per fixed seed have |s² - target| <= z·sd(s²); the family fails a correct engine with probability
+    <= 1e-6."""
     require(engine, "module.init", VARIANCE_ROW[role])
+    rows = statistical_samples // FAN_IN
     for seed, gain in SEEDS_AND_GAINS:
         target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=FAN_IN))
-        module = linear(engine, FAN_IN, FAN_IN, False, InitSpec(distribution, gain, seed, role))
+        module = linear(engine, FAN_IN, rows, False, InitSpec(distribution, gain, seed, role))
         observed = sample_variance(engine.module_state(module)[f"{LAYER}.weight"].ravel().tolist())
-        bound = tolerance(distribution, target, FAN_IN * FAN_IN, CHECKS, FALSE_FAILURE)
+        bound = tolerance(distribution, target, statistical_samples, CHECKS, FALSE_FAILURE)
         assert abs(observed - target) <= bound, f"seed {seed}, gain {gain}: s² = {observed}, target {target}"
 
 
 @pytest.mark.spec("S07.rule.layer-roles", "S07.rule.init-statistical")
 @pytest.mark.parametrize("distribution", DISTRIBUTIONS)
-def test_port_mlp_layer_roles(engine: Engine, distribution: str) -> None:
-    """In a 64 -> 64 -> 64 MLP, fc1 draws with the standard target and fc2 (after a ReLU) with He's."""
+def test_port_mlp_layer_roles(engine: Engine, distribution: str, statistical_samples: int) -> None:
+    """In a 64 -> 64 -> 64 MLP (64 -> n/64 -> 64 for n = --statistical-samples), fc1 draws with the
+    standard target and fc2 (after a ReLU) with He's."""
     require(engine, "module.init", "S07.rule.layer-roles")
     require(engine, "module.mlp", "S07.rule.layer-roles")
+    widths = [FAN_IN, statistical_samples // FAN_IN, FAN_IN]  # each weight holds n draws
     for seed, gain in SEEDS_AND_GAINS:
         spec = InitSpec(distribution, gain, seed)
-        state = engine.module_state(mlp(engine, [FAN_IN] * 3, False, spec))
+        state = engine.module_state(mlp(engine, widths, False, spec))
         for index, role in enumerate(LAYER_ROLES):
-            target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=FAN_IN))
+            target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=widths[index]))
             observed = sample_variance(state[f"{MODEL}.fc{index + 1}.weight"].ravel().tolist())
-            bound = tolerance(distribution, target, FAN_IN * FAN_IN, CHECKS, FALSE_FAILURE)
+            bound = tolerance(distribution, target, statistical_samples, CHECKS, FALSE_FAILURE)
             assert abs(observed - target) <= bound, f"fc{index + 1}, seed {seed}: s² = {observed}"
 
 

@@ -147,7 +147,7 @@ def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> 
 # Every example refuses every failure row behind the contract (none is sampled); the bad inputs' variety is
 # test_failure_row's, at the profile's count per row. 10 examples per contract tie it to its rows.
 @pytest.mark.parametrize("spec_row", params(rows(stage="05", kind="contract")))
-@settings(max_examples=10)
+@settings(max_examples=s.examples(10, quick=5))
 @given(data=st.data())
 def test_contract_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
     """Each contract is enforced where the table says: every failure row behind it refuses."""

@@ -201,7 +201,7 @@ def chain(depth: int) -> Program:
 
 
 @pytest.mark.spec("T.rule.deep-graph")
-@settings(max_examples=5)
+@settings(max_examples=s.examples(5, quick=1))
 @given(depth=st.integers(1, 3000), shape=s.non_scalar_shapes)
 def test_engine_backward_through_a_deep_chain(engine: Engine, depth: int, shape: tuple[int, ...]) -> None:
     """x + 1 + ... + 1 through the engine's program VJP: value x + depth and gradient 1 everywhere."""
