@@ -6,6 +6,7 @@ packaged suite, mutmut's copy of tests/)."""
 from __future__ import annotations
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -71,7 +72,7 @@ def test_the_slowed_engine_slows_only_the_suites_own_calls(monkeypatch: pytest.M
     module = slow.module_linear(2, 3, False)
     readings = iter([0.0])  # the outer call starts at 0 s; every later reading says 1 s
     sleeps: list[float] = []
-    monkeypatch.setattr(slow_engine.time, "perf_counter", lambda: next(readings, 1.0))
-    monkeypatch.setattr(slow_engine.time, "sleep", sleeps.append)
+    monkeypatch.setattr(time, "perf_counter", lambda: next(readings, 1.0))
+    monkeypatch.setattr(time, "sleep", sleeps.append)
     slow.module_forward(module, np.ones((1, 2)))
     assert [99.0] == sleeps
