@@ -66,6 +66,14 @@ def spec_forward(spec_row: SpecRow, inputs: Sequence[Array], xp: Any = np) -> An
     return evaluate(spec_row["forward"], bindings, array_functions(xp))
 
 
+def another_upstream(upstream: Array | None) -> Array:
+    """2g + 1 (from a seeded call's 1: 3): its VJP, 2·VJP(g) + VJP(1), differs from g's wherever VJP(g)
+    does not vanish, even for softmax, whose VJP ignores a constant added to g. A test calls the engine
+    with it first, on the same inputs: an engine that keeps state between calls (a cache keyed on the
+    inputs alone) then answers the test's own call with the wrong gradient."""
+    return np.asarray(3.0) if upstream is None else 2.0 * np.asarray(upstream, dtype=np.float64) + 1.0
+
+
 def spec_vjp(
     spec_row: SpecRow, inputs: Sequence[Array], upstream: Array | None
 ) -> tuple[Array, tuple[Array, ...]]:
@@ -196,8 +204,10 @@ FAILURES: dict[str, tuple[str | None, Callable[[Engine], Callable[[Case], Attemp
     "T.fail.backward-nonscalar": (None, lambda _engine: backward_attempt),
     "T.fail.upstream-shape": (None, lambda _engine: backward_attempt),
     "T.fail.upstream-non-finite": (None, lambda _engine: backward_attempt),
-    "T.fail.log-domain": ("tensor.domain", engine_attempt),
-    "T.fail.exp-overflow": ("tensor.domain", engine_attempt),
+    # the spec's exact domain messages and its node counter are the reference's own: an engine with
+    # tensor.domain is judged by family (tests/properties/test_tensor_refusals.py)
+    "T.fail.log-domain": (None, engine_attempt),
+    "T.fail.exp-overflow": (None, engine_attempt),
     "T.fail.dtype": (None, lambda _engine: constructor_attempt),
     "T.fail.non-finite": (None, lambda _engine: constructor_attempt),
     "T.fail.namespace-mix": (None, lambda _engine: namespace_attempt),

@@ -40,7 +40,7 @@ from tests.stage06_cases import (
     rms_case,
     spec_vjp_with,
 )
-from tests.tensor_cases import RecordingNamespace, require_reference
+from tests.tensor_cases import RecordingNamespace, another_upstream, require_reference
 
 GRADIENT = row("S08.grad.rms-norm")
 STABILITY = row("S08.rule.stability")
@@ -53,6 +53,20 @@ def call(engine: Engine, case: dict[str, Any]) -> tuple[np.ndarray, tuple[np.nda
     return engine.tensor_vjp_with(
         "rms_norm", [case["x"], case["gain"]], case["upstream"], {"eps": case["eps"]}
     )
+
+
+@pytest.mark.spec("S08.grad.rms-norm")
+@given(case=s.rms_case())
+def test_each_call_gets_the_gradients_of_its_own_upstream(engine: Engine, case: dict[str, Any]) -> None:
+    """Called on the same x and gain first with another upstream (2g + 1), then with g: dx and dgain are
+    the spec's for g (no state kept between calls, e.g. a cache keyed on the inputs alone)."""
+    require(engine, "tensor.rms_norm", GRADIENT.id)
+    inputs = [case["x"], case["gain"]]
+    engine.tensor_vjp_with("rms_norm", inputs, another_upstream(case["upstream"]), {"eps": case["eps"]})
+    _, expected_grads = spec_vjp_with(GRADIENT, inputs, case["upstream"], {"eps": case["eps"]})
+    _, grads = call(engine, case)
+    for expected, actual, name in zip(expected_grads, grads, ("dx", "dgain"), strict=True):
+        assert_engine_gives(expected, actual, **tolerance(engine, "gradient"), what=f"second call: {name}")
 
 
 @pytest.mark.spec("S08.grad.rms-norm")
