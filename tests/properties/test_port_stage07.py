@@ -202,24 +202,59 @@ def test_port_identity_survives_forward_and_sgd(engine: Engine, use_bias: bool, 
     )
 
 
+# a lone Linear, square half of the time: x W for x Wᵀ is invisible in a variance and in a 2 -> 1 layer
+LINEAR_WIDTHS = st.one_of(
+    s.layer_width.map(lambda width: [width, width]), st.lists(s.layer_width, min_size=2, max_size=2)
+)
+
+
+@BIAS
+@pytest.mark.spec("S07.rule.weight-layout")
+@given(case=s.mlp_run(LINEAR_WIDTHS))
+def test_port_linear_forward_is_x_times_w_transposed(
+    engine: Engine, use_bias: bool, case: dict[str, Any]
+) -> None:
+    """The engine's Linear alone (not inside an MLP): (T, C_in) -> (T, C_out) with y = x Wᵀ + b over the
+    weights it reports, (C_out, C_in)."""
+    require(engine, "module.linear", "S07.rule.weight-layout")
+    (c_in, c_out), x = case["widths"], case["x"]
+    module = linear(engine, c_in, c_out, use_bias)
+    state = engine.module_state(module)
+    weight = state[f"{LAYER}.weight"]
+    bias = state[f"{LAYER}.bias"] if use_bias else np.zeros(c_out)
+    output = engine.module_forward(module, x)
+    assert ((c_out, c_in), (len(x), c_out)) == (weight.shape, output.shape)
+    np.testing.assert_allclose(output, x @ weight.T + bias, rtol=1e-9, atol=1e-12)
+
+
 @BIAS
 @pytest.mark.spec("S07.rule.optimizer-update")
 @given(case=s.mlp_run(st.lists(s.layer_width, min_size=2, max_size=2)))
 def test_port_sgd_step_on_a_linear_is_exact(engine: Engine, use_bias: bool, case: dict[str, Any]) -> None:
-    """For loss = sum(y), ∂loss/∂W[o, i] = Σ_t x[t, i] and ∂loss/∂b[o] = T: one SGD step moves each
-    parameter by exactly -lr times that, in place."""
+    """For loss = sum(y), ∂loss/∂W[o, i] = Σ_t x[t, i] and ∂loss/∂b[o] = T: each of two SGD steps moves
+    each parameter by exactly -lr times that, in place (the second step's gradient is its own loss's,
+    not added to the first's)."""
     require(engine, "module.identity", "S07.rule.optimizer-update")
     require(engine, "module.linear", "S07.rule.optimizer-update")
     (c_in, c_out), x = case["widths"], case["x"]
     module = linear(engine, c_in, c_out, use_bias)
-    before = engine.module_state(module)
-    engine.module_sgd_step(module, x, LEARNING_RATE)
-    after = engine.module_state(module)
-    expected = before[f"{LAYER}.weight"] - LEARNING_RATE * np.broadcast_to(x.sum(axis=0), (c_out, c_in))
-    np.testing.assert_allclose(after[f"{LAYER}.weight"], expected, rtol=1e-12, atol=1e-12)
-    if use_bias:
-        expected_bias = before[f"{LAYER}.bias"] - LEARNING_RATE * len(x)
-        np.testing.assert_allclose(after[f"{LAYER}.bias"], expected_bias, rtol=1e-12, atol=1e-12)
+    for step in (1, 2):
+        before = engine.module_state(module)
+        engine.module_sgd_step(module, x, LEARNING_RATE)
+        after = engine.module_state(module)
+        expected = before[f"{LAYER}.weight"] - LEARNING_RATE * np.broadcast_to(x.sum(axis=0), (c_out, c_in))
+        np.testing.assert_allclose(
+            after[f"{LAYER}.weight"], expected, rtol=1e-12, atol=1e-12, err_msg=f"weight after step {step}"
+        )
+        if use_bias:
+            expected_bias = before[f"{LAYER}.bias"] - LEARNING_RATE * len(x)
+            np.testing.assert_allclose(
+                after[f"{LAYER}.bias"],
+                expected_bias,
+                rtol=1e-12,
+                atol=1e-12,
+                err_msg=f"bias after step {step}",
+            )
 
 
 @BIAS
