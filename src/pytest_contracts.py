@@ -16,6 +16,7 @@ import pytest
 IMPL = "--contracts-impl"
 DEPTH = "--contracts-deep-graph-depth"
 SAMPLES = "--contracts-statistical-samples"
+TIMEOUT = "--contracts-test-timeout"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -40,6 +41,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         metavar="N",
         help="draws per statistical check of the init rows (default: the seed's 4096)",
+    )
+    group.addoption(
+        TIMEOUT,
+        type=float,
+        default=None,
+        metavar="SECONDS",
+        help="fail a suite test still running after SECONDS (default: no limit)",
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +17,7 @@ from contracts.verify.records import ENGINE_CALLS_PROPERTY, REFERENCE_ONLY_MARKE
 from tests.mutation_order import fastest_first, mutant_under_test, recorded_durations
 from tests.spec_rows import RecordingEngine, all_rows, is_reference
 from tests.stage07_cases import SEED_SAMPLES, statistical_samples_error
+from tests.time_limit import time_limit
 
 # Every profile names its parent explicitly: a profile registered without one inherits whatever
 # profile is active at registration time (hypothesis loads its own `ci` profile when CI is set).
@@ -69,6 +71,12 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
         help="nodes in the deep-graph rows' long chain (default: the spec's 10^6; verify --quick: 10^4)",
     )
     parser.addoption(
+        "--test-timeout",
+        type=float,
+        default=None,
+        help="fail a test still running after this many seconds (verify --timeout; default: no limit)",
+    )
+    parser.addoption(
         "--statistical-samples",
         type=int,
         default=None,
@@ -84,6 +92,14 @@ def deep_graph_depth(request: pytest.FixtureRequest) -> int | None:
     return depth
 
 
+@pytest.fixture(autouse=True)
+def time_limited(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test within --test-timeout seconds, if given: a hanging engine fails its test."""
+    seconds: float | None = suite_option(request.config, SUITE_ROOT, "--test-timeout")
+    with time_limit(seconds, request.node.nodeid):
+        yield
+
+
 @pytest.fixture(scope="session")
 def statistical_samples(request: pytest.FixtureRequest) -> int:
     """Draws per statistical check of the engine's initializers (pytest_configure checked the option)."""
@@ -92,9 +108,13 @@ def statistical_samples(request: pytest.FixtureRequest) -> int:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    # Refused before any test runs, in one line: a sample too small to fail would pass every check.
+    # Refused before any test runs, in one line: a sample too small to fail would pass every check; a
+    # time limit of 0 or less would fail (or never arm) every test.
     samples: int | None = suite_option(config, SUITE_ROOT, "--statistical-samples")
     error = None if samples is None else statistical_samples_error(samples)
+    seconds: float | None = suite_option(config, SUITE_ROOT, "--test-timeout")
+    if seconds is not None and not 0 < seconds < math.inf:
+        error = f"--test-timeout: got {seconds}, expected a number of seconds above 0"
     if error is not None:
         raise pytest.UsageError(error)
     config.addinivalue_line(

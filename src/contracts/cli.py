@@ -73,6 +73,11 @@ def verify_parser() -> argparse.ArgumentParser:
         "says so",
     )
     parser.add_argument("--seed", type=int, help="hypothesis seed (for profiles that are not derandomized)")
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        help="fail a test still running after SECONDS (an engine that hangs); default: no limit",
+    )
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
     return parser
 
@@ -97,6 +102,7 @@ def verify_main(argv: Sequence[str]) -> int:
         output=args.output,
         quick=args.quick,
         seed=args.seed,
+        timeout=args.timeout,
         pytest_args=passthrough,
     )
     try:

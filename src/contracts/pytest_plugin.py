@@ -19,10 +19,15 @@ from typing import Any
 import pytest
 
 from contracts.packaged import SUITE_PACKAGE
-from pytest_contracts import DEPTH, IMPL, SAMPLES
+from pytest_contracts import DEPTH, IMPL, SAMPLES, TIMEOUT
 
 # the suite's own option -> the plugin's, which stands for it where the suite is a guest
-GUEST_OPTIONS = {"--impl": IMPL, "--deep-graph-depth": DEPTH, "--statistical-samples": SAMPLES}
+GUEST_OPTIONS = {
+    "--impl": IMPL,
+    "--deep-graph-depth": DEPTH,
+    "--statistical-samples": SAMPLES,
+    "--test-timeout": TIMEOUT,
+}
 SPEC_MARKER = "spec(*ids): the spec rows this test proves (contracts.spec_suite/specs)"
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -168,3 +169,13 @@ class PowCastsBoolExponent(ReferenceEngine):
     ) -> tuple[float, tuple[float, ...]]:
         cast = {name: float(k) if isinstance(k, bool) else k for name, k in (constants or {}).items()}
         return super().scalar_vjp(op, inputs, cast)
+
+
+class HangsInChainGrad(ReferenceEngine):
+    """The reference, except backward through a long chain never returns (a deadlocked engine)."""
+
+    name: ClassVar[str] = "broken-hangs"
+
+    def scalar_chain_grad(self, depth: int) -> float:
+        time.sleep(3600)
+        return super().scalar_chain_grad(depth)

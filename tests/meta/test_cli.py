@@ -255,6 +255,15 @@ def test_verify_options_and_their_help() -> None:
             None,
             "hypothesis seed (for profiles that are not derandomized)",
         ),
+        (
+            ["--timeout"],
+            "timeout",
+            "_StoreAction",
+            None,
+            None,
+            "SECONDS",
+            "fail a test still running after SECONDS (an engine that hangs); default: no limit",
+        ),
         (["-q", "--quiet"], "quiet", flag, False, None, None, "no progress lines on stderr"),
     ] == options_of(parser)
 

@@ -256,15 +256,18 @@ def test_the_entry_point_plugin_is_loaded_with_its_own_options(pytestconfig: pyt
     """pytest loads pytest_contracts (entry point name `contracts`) in this session too; its options
     have their own prefix and stay unset, and the suite's own --impl is the conftest's."""
     assert pytest_contracts is pytestconfig.pluginmanager.get_plugin("contracts")
-    assert (None, None, None) == (
-        pytestconfig.getoption("--contracts-impl"),
-        pytestconfig.getoption("--contracts-deep-graph-depth"),
-        pytestconfig.getoption("--contracts-statistical-samples"),
+    names = (
+        "--contracts-impl",
+        "--contracts-deep-graph-depth",
+        "--contracts-statistical-samples",
+        "--contracts-test-timeout",
     )
-    assert ("--contracts-impl", "--contracts-deep-graph-depth", "--contracts-statistical-samples") == (
+    assert (None, None, None, None) == tuple(pytestconfig.getoption(name) for name in names)
+    assert names == (
         pytest_contracts.IMPL,
         pytest_contracts.DEPTH,
         pytest_contracts.SAMPLES,
+        pytest_contracts.TIMEOUT,
     )
 
 
@@ -305,18 +308,24 @@ def test_the_suite_reads_its_own_options_at_home_and_the_plugins_as_a_guest(tmp_
     (tmp_path / "suite").mkdir()
     guest = StubConfig(
         tmp_path,
-        **{"--impl": "theirs", "--contracts-deep-graph-depth": 7, "--contracts-statistical-samples": 1024},
+        **{
+            "--impl": "theirs",
+            "--contracts-deep-graph-depth": 7,
+            "--contracts-statistical-samples": 1024,
+            "--contracts-test-timeout": 9.5,
+        },
     )
     plugin_only = StubConfig(tmp_path / "suite", **{"--contracts-impl": "micrograd"})
     suite = tmp_path / "suite"
     assert (False, True) == (plugin.hosted(as_config(home), suite), plugin.hosted(as_config(guest), suite))
-    assert ("torch", "micrograd", None, 7, None, 1024) == (
+    assert ("torch", "micrograd", None, 7, None, 1024, 9.5) == (
         plugin.suite_option(as_config(home), suite, "--impl"),
         plugin.suite_option(as_config(plugin_only), suite, "--impl"),
         plugin.suite_option(as_config(guest), suite, "--impl"),
         plugin.suite_option(as_config(guest), suite, "--deep-graph-depth"),
         plugin.suite_option(as_config(home), suite, "--deep-graph-depth"),
         plugin.suite_option(as_config(guest), suite, "--statistical-samples"),
+        plugin.suite_option(as_config(guest), suite, "--test-timeout"),
     )
 
 

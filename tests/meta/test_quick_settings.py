@@ -136,3 +136,12 @@ def test_costly_tests_take_their_quick_count_only_under_the_quick_profile() -> N
     finally:
         settings.load_profile(current)
     assert [1, 3, 3] == counts
+
+
+@pytest.mark.parametrize("seconds", ["0", "-1", "inf"])
+def test_a_time_limit_that_cannot_work_stops_pytest_before_any_test(tmp_path: Path, seconds: str) -> None:
+    """--test-timeout 0, -1 or inf (verify checks its --timeout the same way): exit 4 in one line."""
+    completed, sizes = run_suite(tmp_path, "--test-timeout", seconds)
+    assert (4, []) == (completed.returncode, sizes)
+    expected = f"ERROR: --test-timeout: got {float(seconds)}, expected a number of seconds above 0"
+    assert [expected] == completed.stderr.strip().splitlines()

@@ -322,6 +322,13 @@ ODD_ADAPTERS = {
         pytest.param(["--hypothesis-profile", "fastest"], "'fastest' is not registered", id="profile"),
         pytest.param(["-n", "-1"], "-n '-1': must be a number of workers", id="negative-workers"),
         pytest.param(["-n", "two"], "-n 'two': must be a number of workers", id="worded-workers"),
+        pytest.param(
+            ["--timeout", "0"], "--timeout '0': must be a number of seconds above 0", id="zero-timeout"
+        ),
+        pytest.param(["--timeout", "-3"], "--timeout '-3': must be a number", id="negative-timeout"),
+        pytest.param(["--timeout", "nan"], "--timeout 'nan': must be a number", id="nan-timeout"),
+        pytest.param(["--timeout", "inf"], "--timeout 'inf': must be a number", id="endless-timeout"),
+        pytest.param(["--timeout", "soon"], "--timeout 'soon': must be a number", id="worded-timeout"),
     ],
 )
 def test_verify_that_cannot_start_says_why_in_one_line(

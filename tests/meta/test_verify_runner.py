@@ -504,7 +504,8 @@ def test_run_pytest_in_a_real_child(tmp_path: Path) -> None:
 
 def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path) -> None:
     """With every argument bad, preflight names --impl, then --output, --pytest-log, --mutation-stats,
-    -n, each once the ones before it are mended: one line, the same argument whatever else is wrong."""
+    -n, --timeout, each once the ones before it are mended: one line, the same argument whatever else is
+    wrong."""
     missing = str(tmp_path / "no" / "such" / "dir" / "file")
     bad: dict[str, Any] = {
         "impl": " ",
@@ -512,6 +513,7 @@ def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path)
         "pytest_log": missing,
         "mutation_stats": missing,
         "workers": "-1",
+        "timeout": "0",
     }
     expected = [
         "--impl is empty: name an engine (reference, torch, micrograd or pkg.module:Class)",
@@ -519,6 +521,7 @@ def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path)
         f"--pytest-log {missing}: cannot write there (not a file in an existing directory)",
         f"--mutation-stats {missing}: no such file",
         "-n '-1': must be a number of workers (0 or more), auto or logical",
+        "--timeout '0': must be a number of seconds above 0",
     ]
     seen = []
     for mended in range(len(bad)):

@@ -62,6 +62,8 @@ RUNS: dict[str, list[str]] = {
     "tie-split": ["--impl", f"{DTYPE}:TieSplitAtMaximum", "--rows", "T.rule.tie"],
     "torch-tie": ["--impl", "torch", "--rows", "T.rule.tie"],
     "pytest-error": ["--impl", "reference", "--rows", "S03.grad.add", "--", "--no-such-pytest-option"],
+    # an engine that never returns: each test calling it fails at the limit, the run ends
+    "hang": ["--impl", f"{BROKEN}:HangsInChainGrad", "--rows", "S03.rule.deep-graph", "--timeout", "2"],
     # pytest's last --impl wins: arguments after -- that swap in the reference must not pass for the bug
     "engine-swap": [
         "--impl",
@@ -137,6 +139,23 @@ def test_broken_mul_gradient_fails_by_name_with_a_repro(runs: dict[str, Run]) ->
     assert examples
     assert all("test_" in (example or "") for example in examples)
     assert ["S03.grad.mul: failed"] == (run.report or {}).get("problems")
+
+
+def test_an_engine_that_never_returns_fails_at_the_time_limit(runs: dict[str, Run]) -> None:
+    """--timeout 2 on an engine whose chain backward sleeps an hour: every test of S03.rule.deep-graph
+    fails with the limit's message (the run ends), and each repro carries the limit."""
+    run = get(runs, "hang")
+    assert 1 == run.code
+    (row,) = run.rows().values()
+    assert ("S03.rule.deep-graph", "failed") == (row["id"], row["status"])
+    engine_tests = [test for test in row["tests"] if test["reference_only"] is None]
+    assert 2 <= len(engine_tests)
+    for test in engine_tests:
+        assert "failed" == test["outcome"]
+        assert f"{test['nodeid']}: still running after 2 s (--timeout); the engine did not return" in (
+            test["message"] or ""
+        )
+        assert " --test-timeout 2 " in test["repro"]
 
 
 def test_broken_matmul_gradient_fails_its_golden(runs: dict[str, Run]) -> None:

@@ -11,6 +11,7 @@ import ast
 import contextlib
 import importlib.util
 import json
+import math
 import os
 import signal
 import subprocess
@@ -77,6 +78,7 @@ class VerifyOptions:
     output: str | None = None  # the report file the CLI writes (checked before the suite runs)
     quick: bool = False  # a smaller deep graph (QUICK_DEPTH nodes); the CLI also picks the quick profile
     seed: int | None = None
+    timeout: str | None = None  # seconds a test may run before it fails (a hanging engine); None: no limit
     pytest_args: list[str] = field(default_factory=list)
 
 
@@ -208,6 +210,16 @@ def check_workers(value: str | None) -> None:
 XDIST_AUTO = ("auto", "logical")
 
 
+def check_timeout(value: str | None) -> None:
+    """--timeout is a finite number of seconds above 0."""
+    try:
+        seconds = None if value is None else float(value)
+    except ValueError:
+        seconds = math.nan
+    if seconds is not None and not 0 < seconds < math.inf:
+        raise VerifyError(f"--timeout {value!r}: must be a number of seconds above 0")
+
+
 def registered_profiles(root: Path) -> set[str]:
     """The hypothesis profiles the suite's conftest registers (read, not imported: importing it
     would load a profile into this process), and hypothesis's own default."""
@@ -296,6 +308,8 @@ def run_settings(options: VerifyOptions) -> tuple[str, ...]:
         found = ("--deep-graph-depth", str(QUICK_DEPTH), "--statistical-samples", str(QUICK_SAMPLES))
     if options.seed is not None:
         found += (f"--hypothesis-seed={options.seed}",)
+    if options.timeout is not None:
+        found += ("--test-timeout", options.timeout.strip())
     return found
 
 
@@ -436,6 +450,7 @@ def preflight(options: VerifyOptions) -> tuple[Path, str, Engine, list[SpecRow],
     check_output("--pytest-log", options.pytest_log)
     check_input("--mutation-stats", options.mutation_stats)
     check_workers(options.workers)
+    check_timeout(options.timeout)
     root = find_suite(options.suite)
     check_profile(options.profile, root)
     impl = selected_name(options.impl)
