@@ -289,3 +289,19 @@ def test_a_result_node_is_named_by_its_op() -> None:
 
     leaf = Tensor([1.0], requires_grad=True)
     assert ["leaf", "multiply", "add"] == [op_name(t) for t in (leaf, multiply(leaf, 2.0), add(leaf, 1.0))]
+
+
+@pytest.mark.spec("S03.fail.div-zero")
+@given(numerator=s.finite_floats, zero=st.sampled_from([0.0, -0.0, 0]), as_value=st.booleans())
+def test_a_zero_divisor_is_named_as_it_was_passed(
+    engine: Engine, numerator: float, zero: float, as_value: bool
+) -> None:
+    """Messages name the offending value: x / y with y == 0 names the operand y itself (a Value by its
+    repr, a constant as given), as c / y does, and creates no node."""
+    require(engine, "scalar.domain")
+    divisor = CountingValue(zero) if as_value else zero
+    counter = CountingValue.reset()
+    with pytest.raises(ZeroDivisionError) as refused:
+        CountingValue(numerator) / divisor
+    assert str(refused.value).endswith(f"got {divisor!r}")
+    assert 0 == counter.operations

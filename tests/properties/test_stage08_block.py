@@ -320,3 +320,22 @@ def test_new_containers_of_the_sealed_values_pass_the_seal(
     sealed = [(ref.name, ref.identity()) for ref in block.seal.refs]
     assert sealed == [(ref.name, ref.identity()) for ref in block.verify_seal("test")]
     assert before == block.forward(x).data()
+
+
+@pytest.mark.spec("S08.rule.gain-init", "S08.rule.block-plan")
+@given(widths=s.block_widths(), bad=s.non_finite_float, use_bias=st.booleans(), last=st.booleans())
+def test_a_refused_block_materialize_creates_no_value_not_even_a_gain(
+    engine: Engine, widths: list[int], bad: float, use_bias: bool, last: bool
+) -> None:
+    """Every weight is drawn and checked before any Value exists, gains included: an initializer that
+    returns a non-finite value (at the first or the last call) leaves zero Values created."""
+    require(engine, "linear")
+    calls = spec_weight_count(widths)
+    bad_call = calls if last else 1
+    initializer = CountingInitializer()
+    initializer.produce = lambda *_: bad if initializer.calls == bad_call else 0.5
+    plan = BlockPlan.rmsnorm_mlp(widths, use_bias=use_bias)
+    counter = CountingValue.reset()
+    with pytest.raises(ValueError, match="must be finite"):
+        plan.materialize(initializer, CountingValue)
+    assert (0, 0, calls) == (counter.values, counter.operations, initializer.calls)

@@ -24,6 +24,7 @@ from contracts.tensor import (
     exp,
     log,
     matmul_shape,
+    maximum,
     multiply,
     reset_node_counter,
 )
@@ -355,3 +356,25 @@ def test_namespace_of_constants_and_unnamed_namespaces() -> None:
         TypeError, match="^" + re.escape(f"add: operands must share one array namespace, got {names}") + "$"
     ):
         add(Tensor([1.0, 2.0]), odd)
+
+
+@reference_only(OWN_TYPES)
+@pytest.mark.spec("T.rule.dtype")
+@given(
+    op=st.sampled_from(["add", "multiply", "maximum"]),
+    shape=st.sampled_from([(), (3,), (2, 3)]),
+    dtype=st.sampled_from([np.float32, np.float16]),
+)
+def test_an_upstream_of_another_floating_dtype_still_gives_float64_gradients(
+    engine: Engine, op: str, shape: tuple[int, ...], dtype: type
+) -> None:
+    """Upstream gradients follow the data policy: a float32 or float16 upstream is converted, so every
+    .grad the backward writes (the root's and the leaves') is float64, with the upstream's values."""
+    require_reference(engine, "T.rule.dtype")
+    a = Tensor(np.full(shape, 2.0), requires_grad=True)
+    b = Tensor(np.full(shape, 3.0), requires_grad=True)
+    out = {"add": add, "multiply": multiply, "maximum": maximum}[op](a, b)
+    upstream: np.ndarray = np.full(shape, 0.5, dtype=dtype)
+    out.backward(upstream)
+    assert [np.dtype(np.float64)] * 3 == [np.asarray(t.grad).dtype for t in (out, a, b)]
+    assert np.array_equal(out.grad, upstream.astype(np.float64))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from contracts import CountingValue, Matrix, Value, Vector
 from contracts.spec import load_rows
+from contracts.tensor import Tensor, add, multiply, reset_node_counter
 from tests.spec_rows import row
 
 
@@ -48,3 +49,16 @@ def test_spec_row_is_a_read_only_mapping() -> None:
     assert len(spec_row) == len(list(spec_row)) > 5
     assert "M*N*(2*K - 1)" == spec_row["expr"]
     assert len(load_rows()) == len({r.id for r in load_rows()})
+
+
+def test_reset_node_counter_installs_a_fresh_counter_and_leaves_the_earlier_one_alone() -> None:
+    """reset_node_counter installs and returns a *fresh* counter: a reading taken with an earlier
+    counter is neither zeroed nor advanced by later resets and ops (one op result is one node)."""
+    x = Tensor([1.0, 2.0], requires_grad=True)
+    first = reset_node_counter()
+    add(x, 1.0)
+    second = reset_node_counter()
+    multiply(x, x)
+    add(x, x)
+    assert first is not second
+    assert (1, 2) == (first.nodes, second.nodes)
