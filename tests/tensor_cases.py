@@ -16,7 +16,7 @@ from contracts.spec.functions import array_functions
 from contracts.tensor import Tensor, add, matmul, maximum, multiply
 from contracts.value import Value
 from tests.probes import Attempt, assert_refused, exception_type
-from tests.spec_rows import OWN_TYPES, require, rows
+from tests.spec_rows import OWN_TYPES, assert_engine_gives, require, rows, tolerance
 
 Array = NDArray[np.float64]
 Case = dict[str, Any]
@@ -68,10 +68,25 @@ def spec_forward(spec_row: SpecRow, inputs: Sequence[Array], xp: Any = np) -> An
 
 def another_upstream(upstream: Array | None) -> Array:
     """2g + 1 (from a seeded call's 1: 3): its VJP, 2·VJP(g) + VJP(1), differs from g's wherever VJP(g)
-    does not vanish, even for softmax, whose VJP ignores a constant added to g. A test calls the engine
-    with it first, on the same inputs: an engine that keeps state between calls (a cache keyed on the
-    inputs alone) then answers the test's own call with the wrong gradient."""
+    does not vanish, even for softmax, whose VJP ignores a constant added to g."""
     return np.asarray(3.0) if upstream is None else 2.0 * np.asarray(upstream, dtype=np.float64) + 1.0
+
+
+def assert_second_call_gives(
+    engine: Engine,
+    vjp: Callable[[Array | None], tuple[Any, tuple[Any, ...]]],
+    upstream: Array | None,
+    expected_grads: Sequence[Array],
+) -> None:
+    """vjp (the engine's, on fixed inputs) called with another upstream first, then with `upstream`: the
+    second call's gradients are the expected ones. An engine that keeps state between calls (a cache
+    keyed on the inputs alone) answers the second call with the first's gradients."""
+    vjp(another_upstream(upstream))
+    _, grads = vjp(upstream)
+    for index, (expected, actual) in enumerate(zip(expected_grads, grads, strict=True)):
+        assert_engine_gives(
+            expected, actual, **tolerance(engine, "gradient"), what=f"second call: gradient of input {index}"
+        )
 
 
 def spec_vjp(
