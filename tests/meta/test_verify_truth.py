@@ -47,6 +47,7 @@ from contracts.verify.runner import (
     check_input,
     check_output,
     check_profile,
+    check_timeout,
     module_root,
     pytest_command,
     quick_note,
@@ -264,6 +265,15 @@ def test_repro_command_from_anywhere() -> None:
         "--hypothesis-profile=ci --deep-graph-depth 10"
     ) == rerun.command("t.py::t[x y]")
     assert "pytest t.py::t --impl m:E --hypothesis-profile=dev" == Rerun("m:E", "dev").command("t.py::t")
+
+
+def test_a_time_limit_reaches_pytest_as_given() -> None:
+    """--timeout " 0.5 " (any finite number above 0, blanks around it) is accepted and reaches pytest as
+    --test-timeout 0.5; no --timeout adds nothing."""
+    for accepted in (" 0.5 ", "1e-3", "90", None):
+        check_timeout(accepted)
+    assert ("--test-timeout", "0.5") == run_settings(VerifyOptions(timeout=" 0.5 "))
+    assert () == run_settings(VerifyOptions(timeout=None))
 
 
 def test_quick_and_seed_reach_pytest_and_the_repro(tmp_path: Path) -> None:
