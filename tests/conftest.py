@@ -13,9 +13,14 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 
 from contracts.engines import DeclarationError, Engine, check_declarations, load_engine, selected_name
 from contracts.pytest_plugin import hosted, suite_option
-from contracts.verify.records import ENGINE_CALLS_PROPERTY, REFERENCE_ONLY_MARKER, REFERENCE_ONLY_PREFIX
+from contracts.verify.records import (
+    BUILDS_PROPERTY,
+    ENGINE_CALLS_PROPERTY,
+    REFERENCE_ONLY_MARKER,
+    REFERENCE_ONLY_PREFIX,
+)
 from tests.mutation_order import fastest_first, mutant_under_test, recorded_durations
-from tests.spec_rows import RecordingEngine, all_rows, is_reference
+from tests.spec_rows import RecordingEngine, all_rows, builds_in, is_reference
 from tests.stage07_cases import SEED_SAMPLES, statistical_samples_error
 from tests.time_limit import time_limit
 
@@ -143,9 +148,12 @@ def engine_use(request: pytest.FixtureRequest) -> Iterator[None]:
     given = request.getfixturevalue("engine") if "engine" in request.fixturenames else None
     recording = given if isinstance(given, RecordingEngine) else None
     before = recording.calls if recording is not None else 0
+    builds_before = len(recording.builds) if recording is not None else 0
     yield
     calls = recording.calls - before if recording is not None else 0
     request.node.user_properties.append((ENGINE_CALLS_PROPERTY, calls))
+    events = recording.builds[builds_before:] if recording is not None else []
+    request.node.user_properties.append((BUILDS_PROPERTY, builds_in(events)))
 
 
 ENGINE_KEY = pytest.StashKey[Engine]()

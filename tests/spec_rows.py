@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import Any, TypedDict
 
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from contracts.engines import Engine
+from contracts.engines.modules import ModuleUnsupported
 from contracts.spec import SpecRow, load_rows
 
 
@@ -173,6 +174,9 @@ class RecordingEngine:
     def __init__(self, wrapped: Engine) -> None:
         self.wrapped = wrapped
         self.calls = 0
+        # (module method, built?) per module build asked of the engine: a method declined every time
+        # (ModuleUnsupported) is a declared capability with nothing built (verify reports it)
+        self.builds: list[tuple[str, bool]] = []
 
     def __getattr__(self, name: str) -> Any:
         attribute = getattr(self.wrapped, name)
@@ -183,11 +187,28 @@ class RecordingEngine:
     def counted(self, method: Any, name: str) -> Any:
         def call(*args: Any, **kwargs: Any) -> Any:
             self.calls += 1
-            result = method(*args, **kwargs)
+            try:
+                result = method(*args, **kwargs)
+            except ModuleUnsupported:
+                self.builds.append((name, False))
+                raise
+            if name.startswith(MODULE_METHOD):
+                self.builds.append((name, True))
             check_protocol_arrays(self.wrapped.name, name, result)
             return result
 
         return call
+
+
+MODULE_METHOD = "module_"  # the adapter methods that build, run or read the engine's own modules
+
+
+def builds_in(events: Sequence[tuple[str, bool]]) -> dict[str, list[str]]:
+    """BUILDS_PROPERTY's value: the module methods that built and those that declined (sorted, once)."""
+    return {
+        "built": sorted({name for name, built in events if built}),
+        "declined": sorted({name for name, built in events if not built}),
+    }
 
 
 # Adapter methods whose results are arrays by the protocol (contracts.engines.base): (value, grads)

@@ -7,7 +7,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from contracts.engines.modules import ParameterInfo
+from contracts.engines.modules import ModuleUnsupported, ParameterInfo
 from contracts.engines.reference import ReferenceEngine, holders
 from contracts.engines.torch_engine import TorchEngine, TorchModule, float64, to_array
 from contracts.init import InitSpec
@@ -146,3 +146,18 @@ class TorchBlockForwardScalesGain(TorchEngine):
             with self.torch.no_grad():
                 built.module["norm"].weight.mul_(1.5)
         return output
+
+
+class DeclinesEveryBuild(ReferenceEngine):
+    """Declares the module capabilities but raises ModuleUnsupported for every module it is asked to
+    build: a green verdict would be a claim with nothing behind it."""
+
+    name: ClassVar[str] = "broken-declines-every-build"
+
+    def module_linear(
+        self, in_features: int, out_features: int, use_bias: bool, init: InitSpec | None = None
+    ) -> Any:
+        raise ModuleUnsupported("no Linear here")
+
+    def module_mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None = None) -> Any:
+        raise ModuleUnsupported("no MLP here")

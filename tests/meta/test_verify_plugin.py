@@ -176,6 +176,28 @@ def test_recorder_accumulates_phases_and_writes_results(tmp_path: Path) -> None:
     assert "assert 1.0 == 0.5" == test["message"]
 
 
+def test_recorder_keeps_the_module_builds_a_test_noted() -> None:
+    """The builds the suite notes after a test (so only the teardown report carries them) reach its
+    record; a report without them changes nothing, and without any the lists stay empty."""
+    from contracts.verify.records import BUILDS_PROPERTY, builds_of
+
+    recorder = Recorder(None, progress=False)
+    for when in ("setup", "call", "teardown"):
+        phase = report(when, "passed")
+        if when == "teardown":
+            phase.user_properties.append(
+                (BUILDS_PROPERTY, {"built": ["module_mlp"], "declined": ["module_linear"]})
+            )
+        recorder.pytest_runtest_logreport(phase)
+    assert (["module_mlp"], ["module_linear"]) == (
+        recorder.records[NODE].built,
+        recorder.records[NODE].declined,
+    )
+    other = Recorder(None, progress=False)
+    other.pytest_runtest_logreport(report("call", "passed"))
+    assert ([], [], None) == (other.records[NODE].built, other.records[NODE].declined, builds_of([("x", 1)]))
+
+
 def test_recorder_marks_not_applicable_with_its_reason(tmp_path: Path) -> None:
     """A call skipped by require() is recorded as not applicable, with the reason."""
     recorder = Recorder(None, progress=False)

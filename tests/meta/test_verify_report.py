@@ -12,6 +12,7 @@ import pytest
 from contracts.verify.formats import format_json, format_markdown, format_specs, format_table
 from contracts.verify.records import Record
 from contracts.verify.report import (
+    NEVER_BUILT,
     NOTHING_VERIFIED,
     Report,
     Rerun,
@@ -161,6 +162,27 @@ def test_summary_counts_by_status_and_stage() -> None:
             id="passed-and-na",
         ),
         pytest.param(
+            [
+                record(PROPERTY.format("ok"), ["A.grad.ok"], declined=["module_linear"]),
+                record(GOLDEN.format("ok"), ["A.grad.ok"], examples=1, built=["module_linear"]),
+                *RECORDS[4:6],
+                record(GOLDEN.format("free"), ["B.rule.free"]),
+            ],
+            {"rows": None},
+            0,
+            id="declined-once-built-elsewhere",
+        ),
+        pytest.param(
+            [
+                *RECORDS[:2],
+                *RECORDS[4:6],
+                record(GOLDEN.format("free"), ["B.rule.free"], declined=["module_linear"]),
+            ],
+            {"rows": None},
+            1,
+            id="declined-every-time",
+        ),
+        pytest.param(
             [*RECORDS[:2], *RECORDS[4:6], record(GOLDEN.format("free"), ["B.rule.free"])],
             {"rows": None, "collection_errors": [{"nodeid": "tests/x.py", "message": "boom"}]},
             1,
@@ -191,6 +213,19 @@ def test_unknown_id_and_failing_loose_test_are_problems() -> None:
     problems = make_report([*RECORDS, loose]).problems()
     assert "Z.unknown: named by a test but in no spec" in problems
     assert f"{loose.nodeid}: failed" in problems
+
+
+def test_a_module_method_declined_in_every_test_is_a_problem() -> None:
+    """module_mlp declined in one test and built in none (a loose test's record counts too): one problem
+    line; module_linear declined once but built elsewhere (a partial port, as micrograd's bias-free
+    Linears): none."""
+    declined = [
+        record(PROPERTY.format("ok"), ["A.grad.ok"], declined=["module_linear"], built=["module_block"]),
+        record(GOLDEN.format("ok"), ["A.grad.ok"], examples=1, built=["module_linear"]),
+        record(PROPERTY.format("loose"), [], declined=["module_mlp", "module_linear"]),
+    ]
+    problems = make_report([*declined, *RECORDS[2:6]]).problems()
+    assert [f"module_mlp: {NEVER_BUILT}"] == [line for line in problems if line.startswith("module_")]
 
 
 def test_mutation_score_from_mutmut_stats(tmp_path: Path) -> None:

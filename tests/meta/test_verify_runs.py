@@ -16,6 +16,7 @@ import jsonschema
 import pytest
 
 from contracts.cli import main
+from contracts.verify.report import NEVER_BUILT
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "specs" / "verify-report.schema.json").read_text(encoding="utf-8"))
@@ -62,6 +63,13 @@ RUNS: dict[str, list[str]] = {
     "tie-split": ["--impl", f"{DTYPE}:TieSplitAtMaximum", "--rows", "T.rule.tie"],
     "torch-tie": ["--impl", "torch", "--rows", "T.rule.tie"],
     "pytest-error": ["--impl", "reference", "--rows", "S03.grad.add", "--", "--no-such-pytest-option"],
+    # module capabilities declared, every build declined: the scalar row passes, the verdict is not green
+    "declines": [
+        "--impl",
+        "tests.meta.broken_module_engines:DeclinesEveryBuild",
+        "--rows",
+        "S07.rule.weight-layout,S03.grad.add",
+    ],
     # an engine that never returns: each test calling it fails at the limit, the run ends
     "hang": ["--impl", f"{BROKEN}:HangsInChainGrad", "--rows", "S03.rule.deep-graph", "--timeout", "2"],
     # pytest's last --impl wins: arguments after -- that swap in the reference must not pass for the bug
@@ -156,6 +164,18 @@ def test_an_engine_that_never_returns_fails_at_the_time_limit(runs: dict[str, Ru
             test["message"] or ""
         )
         assert " --test-timeout 2 " in test["repro"]
+
+
+def test_an_engine_declining_every_build_of_a_declared_capability_is_not_green(runs: dict[str, Run]) -> None:
+    """DeclinesEveryBuild declares module.linear and module.mlp and builds neither: S03.grad.add passes,
+    S07.rule.weight-layout is n/a with the engine's reason, and the run exits 1 naming both methods."""
+    run = get(runs, "declines")
+    statuses = {row_id: row["status"] for row_id, row in run.rows().items()}
+    assert {"S03.grad.add": "passed", "S07.rule.weight-layout": "not applicable"} == statuses
+    assert (1, [f"module_linear: {NEVER_BUILT}", f"module_mlp: {NEVER_BUILT}"]) == (
+        run.code,
+        (run.report or {}).get("problems"),
+    )
 
 
 def test_broken_matmul_gradient_fails_its_golden(runs: dict[str, Run]) -> None:

@@ -11,9 +11,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import contracts
+from contracts.engines.modules import ModuleUnsupported
 from contracts.engines.reference import ReferenceEngine
 from contracts.verify.records import (
     ENGINE_CALLS_PROPERTY,
@@ -59,7 +61,15 @@ from contracts.verify.runner import (
     stop,
 )
 from tests.meta.broken_engines import DeclaresNothing, WrongMulGradient
-from tests.spec_rows import RecordingEngine, assert_engine_gives, check_protocol_arrays, is_reference, unwrap
+from tests.meta.broken_module_engines import DeclinesEveryBuild
+from tests.spec_rows import (
+    RecordingEngine,
+    assert_engine_gives,
+    builds_in,
+    check_protocol_arrays,
+    is_reference,
+    unwrap,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 NODE = "tests/properties/test_x.py::test_y[S03.grad.mul]"
@@ -451,6 +461,23 @@ def test_recording_engine_counts_only_adapter_calls() -> None:
     assert (2.0, (1.0, 1.0)) == recording.scalar_vjp("add", [1.0, 1.0])
     recording.scalar_chain_grad(3)
     assert 2 == recording.calls
+
+
+def test_recording_engine_notes_each_module_build_and_each_decline() -> None:
+    """A module built is (method, True), a ModuleUnsupported raised is (method, False) and still raised;
+    other calls note nothing; builds_in gives each method once, sorted."""
+    recording = RecordingEngine(ReferenceEngine())
+    recording.scalar_vjp("add", [1.0, 1.0])
+    module = recording.module_linear(2, 3, False)
+    recording.module_forward(module, np.ones((1, 2)))
+    declining = RecordingEngine(DeclinesEveryBuild())
+    with pytest.raises(ModuleUnsupported, match=r"^no MLP here$"):
+        declining.module_mlp([2, 3], False)
+    events = recording.builds + declining.builds
+    assert [("module_linear", True), ("module_forward", True), ("module_mlp", False)] == events
+    assert {"built": ["module_forward", "module_linear"], "declined": ["module_mlp"]} == builds_in(
+        [*events, ("module_linear", True)]
+    )
 
 
 class ListsForArrays(ReferenceEngine):

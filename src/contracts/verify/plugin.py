@@ -30,6 +30,7 @@ from contracts.verify.records import (
     SKIPPED,
     SPEC_PROPERTY,
     Record,
+    builds_of,
     count_examples,
     crash_message,
     examples_of,
@@ -160,6 +161,9 @@ class Recorder:
         calls = int_property(report.user_properties, ENGINE_CALLS_PROPERTY)
         if calls is not None:
             record.engine_calls = calls
+        builds = builds_of(report.user_properties)
+        if builds is not None:
+            record.built, record.declined = builds
         record.duration += float(report.duration)
         reason = skip_reason(report.longrepr) if report.skipped else None
         outcome = phase_outcome(report.when, report.outcome, reason)

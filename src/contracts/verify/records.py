@@ -25,6 +25,8 @@ SPEC_PROPERTY = "contracts.spec"  # user property holding a test's spec ids (tra
 EXAMPLES_PROPERTY = "contracts.examples"
 REFERENCE_ONLY_PROPERTY = "contracts.reference_only"  # the marker's reason, or None
 ENGINE_CALLS_PROPERTY = "contracts.engine_calls"  # adapter method calls the test made (the suite records it)
+# the module methods a test's builds went through: {"built": [...], "declined": [...]} (ModuleUnsupported)
+BUILDS_PROPERTY = "contracts.builds"
 
 # hypothesis names the minimal failing input so (the wording changed across versions)
 FALSIFYING_MARKERS = ("Falsifying example", "Falsifying explicit example", "Failing test case")
@@ -56,6 +58,8 @@ class Record:
     reproduce: str | None = None
     reference_only: str | None = None
     engine_calls: int | None = None
+    built: list[str] = field(default_factory=list)  # module methods that returned a module in this test
+    declined: list[str] = field(default_factory=list)  # module methods that raised ModuleUnsupported
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -119,6 +123,26 @@ def int_property(user_properties: Iterable[Any], key: str) -> int | None:
         if name == key and value is not None:
             found = int(value)
     return found
+
+
+def builds_of(user_properties: Iterable[Any]) -> tuple[list[str], list[str]] | None:
+    """The module methods that built, and those that declined, in the test (the suite notes them after
+    the test, so the teardown report carries them); None where they are not noted."""
+    for name, value in user_properties:
+        if name == BUILDS_PROPERTY:
+            return [str(item) for item in value["built"]], [str(item) for item in value["declined"]]
+    return None
+
+
+def never_built(records: Iterable[Record]) -> list[str]:
+    """Module methods the engine declined in some test and built in none: a capability it declares
+    (the suite asks only for declared ones) with nothing built, so nothing of it was verified."""
+    built: set[str] = set()
+    declined: set[str] = set()
+    for record in records:
+        built.update(record.built)
+        declined.update(record.declined)
+    return sorted(declined - built)
 
 
 def reference_only_of(user_properties: Iterable[Any]) -> str | None:

@@ -33,6 +33,7 @@ from contracts.verify.records import (
     REFERENCE_ONLY_PREFIX,
     SKIPPED,
     Record,
+    never_built,
 )
 
 # row statuses
@@ -45,6 +46,10 @@ ROW_STATUSES = (PASSED, PARTLY, FAILED, NOT_EXERCISED, NOT_APPLICABLE, SKIPPED, 
 ENGINE_LACKS = "engine lacks"
 NOTHING_VERIFIED = (
     "nothing verified: no test ran against the engine (every selected row is n/a, skipped or unbound)"
+)
+NEVER_BUILT = (
+    "the engine declined every build the suite asked of it (ModuleUnsupported): it declares the "
+    "capability, but nothing of it was verified"
 )
 ACCEPTED = frozenset({PASSED, PARTLY, NOT_APPLICABLE, DESELECTED})  # the statuses that keep the exit code 0
 VERIFIED = frozenset({PASSED, PARTLY, FAILED})  # a test ran against the engine and reached a verdict
@@ -360,11 +365,18 @@ class Report:
         ]
         lines += [f"{spec_id}: named by a test but in no spec" for spec_id in self.unknown_ids]
         lines += [f"collection error: {error['nodeid']}" for error in self.collection_errors]
+        lines += [f"{method}: {NEVER_BUILT}" for method in never_built(self.records())]
         if self.pytest_crashed():
             lines.append(f"pytest exited with code {self.pytest_exit_code}")
         if not self.verified_any():
             lines.append(NOTHING_VERIFIED)
         return lines
+
+    def records(self) -> list[Record]:
+        """Every test's record: the rows' and the other tests'."""
+        return [test.record for row in self.rows for test in row.tests] + [
+            test.record for test in self.other_tests
+        ]
 
     def verified_any(self) -> bool:
         """Some row passed or failed: some test ran against the engine (a green run proves something)."""
