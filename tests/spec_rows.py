@@ -174,8 +174,8 @@ class RecordingEngine:
     def __init__(self, wrapped: Engine) -> None:
         self.wrapped = wrapped
         self.calls = 0
-        # (module method, built?) per module build asked of the engine: a method declined every time
-        # (ModuleUnsupported) is a declared capability with nothing built (verify reports it)
+        # (module method, returned?) per call of a module method: False where it raised ModuleUnsupported.
+        # A method declined every time is a declared capability with nothing built (verify reports it)
         self.builds: list[tuple[str, bool]] = []
 
     def __getattr__(self, name: str) -> Any:

@@ -523,7 +523,7 @@ def tolerance(distribution: str, sigma2: float, n: int, checks: int, alpha: floa
 # Draws per statistical check of the engine's initializers: the seed's 4096 (C_in = 64), or fewer for a
 # quick run. A check draws (n / 64, 64) weights, so n is a multiple of 64; from 448 draws on, a check
 # rejects a variance half or twice its target with probability >= 0.99, for either distribution
-# (tests/meta/test_statistical_samples.py derives it; fewer draws would barely test anything).
+# (tests/meta/test_quick_settings.py derives it; fewer draws would barely test anything).
 SEED_FAN_IN = 64
 SEED_SAMPLES = int(row("S07.rule.init-statistical")["examples"][0]["samples"])
 FEWEST_SAMPLES = 448
