@@ -203,6 +203,21 @@ def test_grad_ownership_example(engine: Engine, spec_row: SpecRow, example: dict
     assert (np.float64, example["upstream"]) == (out.grad.dtype.type, out.grad.tolist())
 
 
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.constant-leaf")]))
+def test_constant_leaf_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """Each hand case through the engine's graph: the constant operand's .grad stays None and the
+    other's is the hand-computed VJP."""
+    require(engine, "tensor.constants", spec_row.id)
+    graph = engine.tensor_graph(
+        example["op"], as_arrays(example["inputs"]), requires_grad=example["requires_grad"]
+    )
+    engine.tensor_backward(graph, upstream_of(example))
+    names = gradient_row(example["op"])["domain"]
+    expected = [example["grads"].get(name) for name in names]
+    actual = [None if grad is None else np.asarray(grad).tolist() for grad in engine.tensor_grads(graph)]
+    assert expected == actual
+
+
 @reference_only("the tolerance rule is how this suite judges an engine's numbers, not something it computes")
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row(TOLERANCE_ROW)]))
 def test_tolerance_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:

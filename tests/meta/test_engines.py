@@ -482,7 +482,7 @@ def test_capability_names() -> None:
     tensor = {f"tensor.{op}" for op in ("add", "multiply", "maximum", "exp", "log", "matmul", "relu")}
     tensor |= {f"tensor.{op}" for op in ("sum", "max", "logsumexp", "softmax", "log_softmax")}
     tensor |= {"tensor.cross_entropy", "tensor.rms_norm", "tensor.param-errors"}
-    tensor |= {"tensor.refusals", "tensor.data", "tensor.domain"}
+    tensor |= {"tensor.refusals", "tensor.data", "tensor.constants", "tensor.domain"}
     assert scalar | {"scalar.deep-graph", "scalar.accumulate", "scalar.domain"} == SCALAR
     assert tensor | {"tensor.shape-errors"} == TENSOR
     assert {"shapes", "embedding", "linear", "spec", "tensor.api", "scalar.value-api"} == CONTRACT_FAMILIES

@@ -269,3 +269,37 @@ def test_second_tensor_backward_adds_one_copy_on_a_random_dag(engine: Engine, ca
     doubled = [None if grad is None else (2 * np.asarray(grad)).tolist() for grad in first[:leaf_count]]
     expected = doubled + first[leaf_count:]  # a leaf the output does not reach keeps None
     assert expected == [np.array(node.grad).tolist() for node in nodes]
+
+
+@reference_only(OWN_TYPES)
+@pytest.mark.spec("T.rule.constant-leaf")
+@given(case=s.tensor_programs(TENSOR_OPS), data=st.data())
+def test_constant_leaves_of_a_random_dag_get_no_gradient(
+    engine: Engine, case: dict[str, Any], data: st.DataObject
+) -> None:
+    """On a random Tensor DAG with a random set of leaves built as constants, backward leaves every
+    constant's grad None and gives every other leaf the gradient it gets when all leaves require grad."""
+    require(engine, "tensor.api", "T.rule.constant-leaf")
+    from contracts.tensor.engine_ops import TENSOR_OPS as FORMS
+
+    def build(flags: list[bool]) -> tuple[list[Tensor], Tensor]:
+        leaves = [Tensor(x, requires_grad=flag) for x, flag in zip(case["leaves"], flags, strict=True)]
+        nodes = list(leaves)
+        for op, operands, _ in case["program"]:
+            nodes.append(FORMS[op](*(nodes[i] for i in operands)))
+        return leaves, nodes[-1]
+
+    count = len(case["leaves"])
+    every, out = build([True] * count)
+    out.backward(case["upstream"])
+    flags = data.draw(st.lists(st.booleans(), min_size=count, max_size=count))
+    leaves, out = build(flags)
+    reached = [flag and leaf.grad is not None for flag, leaf in zip(flags, every, strict=True)]
+    assert any(reached) == out.requires_grad  # an op result requires grad when an operand does
+    assume(out.requires_grad)
+    out.backward(case["upstream"])
+    for index, (flag, leaf, full) in enumerate(zip(flags, leaves, every, strict=True)):
+        if not flag or full.grad is None:
+            assert leaf.grad is None, f"leaf {index} (requires_grad={flag}) got a .grad"
+        else:
+            assert close(np.asarray(full.grad)) == np.asarray(leaf.grad), f"leaf {index}"

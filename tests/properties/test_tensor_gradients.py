@@ -122,6 +122,32 @@ def test_matches_the_value_engine_elementwise(engine: Engine, spec_row: SpecRow,
         )
 
 
+@pytest.mark.spec("T.rule.constant-leaf")
+@pytest.mark.parametrize("op", BINARY_OPS)
+@given(data=st.data(), constant=st.sampled_from((0, 1)))
+def test_a_constant_operand_gets_no_gradient(
+    engine: Engine, op: str, data: st.DataObject, constant: int
+) -> None:
+    """With one operand built requiring no grad, backward leaves that operand's .grad None and gives the
+    other the spec's VJP (the one it gets when both require grad)."""
+    require(engine, "tensor.constants", "T.rule.constant-leaf")
+    spec_row = gradient_row(op)
+    case = draw_case(data, spec_row)
+    variable = 1 - constant
+    flags = tuple(index == variable for index in range(2))
+    graph = engine.tensor_graph(op, case["inputs"], requires_grad=flags)
+    engine.tensor_backward(graph, case["upstream"])
+    _, expected = spec_vjp(spec_row, case["inputs"], case["upstream"])
+    grads = engine.tensor_grads(graph)
+    assert grads[constant] is None, f"the constant operand {constant} got a .grad: {grads[constant]}"
+    assert_engine_gives(
+        expected[variable],
+        grads[variable],
+        **tolerance(engine, "gradient"),
+        what=f"gradient of input {variable}",
+    )
+
+
 @pytest.mark.spec("T.rule.broadcast-reduction")
 @pytest.mark.parametrize("op", BINARY_OPS)
 @given(data=st.data())

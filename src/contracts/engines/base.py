@@ -61,6 +61,8 @@ TENSOR = frozenset(f"tensor.{op}" for op in TENSOR_OPS + TENSOR_PARAM_OPS) | {
     # error_patterns): bad shapes, parameters and backward calls; a refused backward writes no .grad
     "tensor.refusals",
     "tensor.data",  # tensor_from_data: the engine's float64 tensor from user data (T.rule.dtype)
+    # tensor_graph with one requires_grad flag per input: a constant gets no .grad (T.rule.constant-leaf)
+    "tensor.constants",
     # domain refusals: log of x <= 0, exp overflow, overflowing results and gradients, nan/inf data and
     # upstreams; an IEEE engine computes inf/nan instead and lacks it (its boundary rows still run)
     "tensor.domain",
@@ -167,8 +169,13 @@ class Engine:
 
     # -- refusals observed through the adapter (tensor.refusals, tensor.data) ----------------------
 
-    def tensor_graph(self, op: str, inputs: Sequence[Array], requires_grad: bool) -> TensorGraph:
-        """The engine's leaves over inputs (requiring grad or not) and op's output node over them."""
+    def tensor_graph(
+        self, op: str, inputs: Sequence[Array], requires_grad: bool | Sequence[bool]
+    ) -> TensorGraph:
+        """The engine's leaves over inputs (requiring grad or not) and op's output node over them.
+
+        requires_grad is one flag for every leaf, or (only asked of an engine with tensor.constants) one
+        flag per input: leaf_flags gives the flags either way."""
         raise self.missing("tensor_graph")
 
     def tensor_backward(self, graph: TensorGraph, upstream: Array | None) -> None:
@@ -308,6 +315,13 @@ class TensorGraph:
 Instruction = tuple[str, tuple[int, ...], tuple[float, ...]]
 Program = Sequence[Instruction]
 PROGRAMS = frozenset({"scalar.program", "tensor.program"})
+
+
+def leaf_flags(requires_grad: bool | Sequence[bool], count: int) -> tuple[bool, ...]:
+    """tensor_graph's requires_grad as one flag per leaf."""
+    if isinstance(requires_grad, bool):
+        return (requires_grad,) * count
+    return tuple(requires_grad)
 
 
 def run_program(forms: Mapping[str, Callable[..., Any]], leaves: Sequence[Any], program: Program) -> Any:

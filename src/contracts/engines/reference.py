@@ -26,6 +26,7 @@ from contracts.engines.base import (
     Engine,
     Program,
     TensorGraph,
+    leaf_flags,
     run_program,
 )
 from contracts.engines.modules import MODULE, ParameterIdentity, ParameterInfo, count_operation_nodes
@@ -76,11 +77,14 @@ class ReferenceEngine(Engine):
 
         return reference_tensor_vjp(op, inputs, upstream)
 
-    def tensor_graph(self, op: str, inputs: Sequence[Any], requires_grad: bool) -> TensorGraph:
+    def tensor_graph(
+        self, op: str, inputs: Sequence[Any], requires_grad: bool | Sequence[bool]
+    ) -> TensorGraph:
         from contracts.tensor.engine_ops import TENSOR_OPS
         from contracts.tensor.tensor import Tensor
 
-        leaves = tuple(Tensor(item, requires_grad=requires_grad) for item in inputs)
+        flags = leaf_flags(requires_grad, len(inputs))
+        leaves = tuple(Tensor(item, requires_grad=flag) for item, flag in zip(inputs, flags, strict=True))
         return TensorGraph(leaves, TENSOR_OPS[op](*leaves))
 
     def tensor_backward(self, graph: TensorGraph, upstream: Any) -> None:

@@ -29,6 +29,7 @@ from contracts.engines.base import (
     MissingExtraError,
     Program,
     TensorGraph,
+    leaf_flags,
     run_program,
 )
 from contracts.engines.modules import MODULE, ErrorPattern, ParameterIdentity, ParameterInfo
@@ -192,9 +193,15 @@ class TorchEngine(Engine):
             out.backward(self.torch.from_numpy(float64(upstream)))
         return to_array(out.detach()), tuple(to_array(leaf.grad) for leaf in leaves)
 
-    def tensor_graph(self, op: str, inputs: Sequence[Array], requires_grad: bool) -> TensorGraph:
+    def tensor_graph(
+        self, op: str, inputs: Sequence[Array], requires_grad: bool | Sequence[bool]
+    ) -> TensorGraph:
         check_op(op, tuple(TENSOR_FORMS))
-        leaves = tuple(self.torch.from_numpy(float64(item)).requires_grad_(requires_grad) for item in inputs)
+        flags = leaf_flags(requires_grad, len(inputs))
+        leaves = tuple(
+            self.torch.from_numpy(float64(item)).requires_grad_(flag)
+            for item, flag in zip(inputs, flags, strict=True)
+        )
         return TensorGraph(leaves, TENSOR_FORMS[op](*leaves))
 
     def tensor_backward(self, graph: TensorGraph, upstream: Array | None) -> None:
