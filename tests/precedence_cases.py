@@ -85,6 +85,15 @@ def budget_faults(prefix: str, cost: Callable[[Case], int], over: str) -> dict[s
     }
 
 
+# ---------------------------------------------------------------- Stage 03
+
+
+def rdiv_build(case: Case) -> Built:
+    """c / v for the number c, the leaf v built before the attempt (so it counts as no Value created)."""
+    divisor = CountingValue(case["y"])
+    return Built(Attempt(lambda: case["c"] / divisor, offending=named(case)))
+
+
 # ---------------------------------------------------------------- Stage 05
 
 
@@ -331,6 +340,12 @@ def raw_faults() -> dict[str, Injector]:
 # ---------------------------------------------------------------- the entry points, by precedence row
 
 ENTRIES: dict[str, Entry] = {
+    "S03.order.division": Entry(
+        "scalar.value-api",
+        s.precedence_rdiv(),
+        {"S03.fail.leaf-data": s.inject_rdiv_constant, "S03.fail.div-zero": s.inject_rdiv_zero},
+        rdiv_build,
+    ),
     "S05.order.vector-add": vector_entry("add", "S05.cost.vector-add", "D"),
     "S05.order.vector-dot": vector_entry("dot", "S05.cost.dot", "K"),
     "S05.order.matmul": Entry(

@@ -718,6 +718,25 @@ def naming(case: dict[str, Any], **updates: Any) -> dict[str, Any]:
 
 
 @st.composite
+def precedence_rdiv(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid c / Value(y): c and y finite, y away from 0, so the quotient and -c / y² stay finite."""
+    magnitude = st.floats(1e-3, 1e3)
+    return {"c": draw(st.floats(-1e3, 1e3)), "y": draw(st.one_of(magnitude, magnitude.map(lambda y: -y)))}
+
+
+@st.composite
+def inject_rdiv_constant(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """c is not a finite real: nan, an infinity, or an int beyond float64."""
+    c = draw(st.one_of(non_finite_float, st.just(10**400)))
+    return naming(case, c=c, **{NAMED: c})
+
+
+@st.composite
+def inject_rdiv_zero(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    return naming(case, y=draw(st.sampled_from([0.0, -0.0])))
+
+
+@st.composite
 def precedence_vector(draw: st.DrawFn) -> dict[str, Any]:
     n = draw(small_dim)
     return {"x": draw(matrix_rows(1, n))[0], "y": draw(matrix_rows(1, n))[0]}

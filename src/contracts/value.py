@@ -165,9 +165,9 @@ class Value:
         return type(self)(quotient, (self,), (slope,))
 
     def __rtruediv__(self, other: float) -> Value:
+        c = constant(other, "Value.__rtruediv__")  # the number enters first (S03.order.division)
         if self.data == 0:
             raise ZeroDivisionError(f"Value.__rtruediv__: divisor must be != 0, got {self!r}")
-        c = constant(other, "Value.__rtruediv__")
         quotient = c / self.data
         slope = -quotient / self.data
         if not (isfinite(quotient) and isfinite(slope)):
