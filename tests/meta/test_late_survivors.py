@@ -19,8 +19,10 @@ from contracts.engines.base import Engine
 from contracts.spec.functions import array_functions
 from contracts.spec_mutation import runner, statement_plugin
 from contracts.spec_mutation.catalog import RowMutants
-from contracts.verify.runner import VerifyError, check_rows, probe_engine
+from contracts.verify.runner import VerifyError, check_rows, resolve_engine
 from tests.meta.fakes import ScriptedClock
+
+ROOT = Path(__file__).resolve().parents[2]
 
 # ---------------------------------------------------------------- the spec formulas' one-hot
 
@@ -219,7 +221,7 @@ def test_the_probe_childs_prints_never_reach_verifys_stdout(
     (a report may go there), even at the file-descriptor level."""
     (tmp_path / "prints_adapter.py").write_text(PRINTS_WHILE_LOADING, encoding="utf-8")
     monkeypatch.chdir(tmp_path)
-    probe_engine("prints_adapter:Engine")
+    assert "prints_adapter:Engine" == resolve_engine("prints_adapter:Engine", ROOT)["engine"]["impl"]
     assert "" == capfd.readouterr().out
 
 
@@ -235,7 +237,7 @@ def test_a_probe_child_ending_with_a_code_is_one_verify_error(
         "before the engine was made"
     )
     with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
-        probe_engine("exits_three:Engine")
+        resolve_engine("exits_three:Engine", ROOT)
 
 
 class Usage:

@@ -21,7 +21,7 @@ import pytest
 
 import contracts
 from contracts.cli import main
-from contracts.verify.report import NOTHING_VERIFIED
+from contracts.verify.report import NOTHING_VERIFIED, UNRECORDED_FAILURE
 from tests.processes import ended_within
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -288,6 +288,19 @@ ODD_ADAPTERS = {
     "prints": "from contracts.engines.reference import ReferenceEngine\n\n\n"
     "class Engine(ReferenceEngine):\n    def __init__(self):\n        print('hello from the engine')\n",
 }
+# Adapters whose declarations raise when read, or are not plain data: each module defines Engine.
+BAD_DECLARATIONS = {
+    "raising_capabilities": "@property\n    def capabilities(self):\n        raise RuntimeError('no caps')",
+    "raising_version": "def version(self):\n        raise LookupError('no adapter package')",
+    "interrupting_name": "@property\n    def name(self):\n        raise KeyboardInterrupt",
+    "object_version": "def version(self):\n        return object()",
+}
+for _module, _body in BAD_DECLARATIONS.items():
+    ODD_ADAPTERS[_module] = (
+        "from contracts.engines.reference import ReferenceEngine\n\n\nclass Engine(ReferenceEngine):\n"
+        f"    {_body}\n"
+    )
+DECLARATIONS_RAISED = "reading its declarations (name, capabilities, conventions, dtype, version()) raised"
 
 
 @pytest.mark.parametrize(
@@ -316,6 +329,26 @@ ODD_ADAPTERS = {
             "unknown-dtype: dtype 'bfloat16' is not one of float64, float32",
             id="unknown-dtype",
         ),
+        pytest.param(
+            ["--impl", "raising_capabilities:Engine"],
+            f"--impl raising_capabilities:Engine: {DECLARATIONS_RAISED} RuntimeError: no caps",
+            id="capabilities-raise",
+        ),
+        pytest.param(
+            ["--impl", "raising_version:Engine"],
+            f"--impl raising_version:Engine: {DECLARATIONS_RAISED} LookupError: no adapter package",
+            id="version-raises",
+        ),
+        pytest.param(
+            ["--impl", "interrupting_name:Engine"],
+            f"--impl interrupting_name:Engine: {DECLARATIONS_RAISED} KeyboardInterrupt: ",
+            id="name-interrupts",
+        ),
+        pytest.param(
+            ["--impl", "object_version:Engine"],
+            f"{DECLARATIONS_RAISED} TypeError: Object of type object is not JSON serializable",
+            id="version-not-data",
+        ),
         pytest.param(["-o", "/no/such/dir/r.txt"], "--output /no/such/dir/r.txt: cannot write", id="output"),
         pytest.param(["--pytest-log", "."], "--pytest-log .: cannot write there", id="pytest-log"),
         pytest.param(["--mutation-stats", "/no/stats.json"], "--mutation-stats /no/stats.json", id="stats"),
@@ -339,6 +372,7 @@ def test_verify_that_cannot_start_says_why_in_one_line(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     """Each bad start exits 2 with one line naming the problem, before any test runs (no traceback)."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))  # the probe child imports tests.meta's adapters from here
     (tmp_path / "exits_on_import.py").write_text(EXITS_ON_IMPORT, encoding="utf-8")
     for module, text in ODD_ADAPTERS.items():
         (tmp_path / f"{module}.py").write_text(text, encoding="utf-8")
@@ -367,8 +401,9 @@ def test_an_adapter_that_ends_the_process_while_loading_cannot_end_verify(tmp_pa
 
 
 def test_the_probe_sees_a_load_that_ends_its_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """probe_engine runs only the child: one that loading ends is a VerifyError (exit 2) naming its exit
-    code; a constructor's KeyboardInterrupt reaches the caller as one (a Ctrl-C, not a load error)."""
+    """resolve_engine runs only the child: one that loading ends is a VerifyError (exit 2) naming its
+    exit code; a constructor raising KeyboardInterrupt is a load error too (a user's Ctrl-C interrupts
+    verify's own process, not only the child)."""
     from contracts.verify import runner
 
     (tmp_path / "ends_process.py").write_text(ODD_ADAPTERS["ends_process"], encoding="utf-8")
@@ -380,22 +415,22 @@ def test_the_probe_sees_a_load_that_ends_its_process(tmp_path: Path, monkeypatch
     with pytest.raises(
         runner.VerifyError, match=f"^{re.escape(message)}before the engine was made$"
     ) as raised:
-        runner.probe_engine("ends_process:Engine")
+        runner.resolve_engine("ends_process:Engine", ROOT)
     assert 2 == raised.value.code
-    monkeypatch.delitem(sys.modules, "interrupts", raising=False)
-    with pytest.raises(KeyboardInterrupt):
-        runner.resolve_engine("interrupts:Engine")
+    message = "could not start engine 'interrupts:Engine': its import or constructor raised KeyboardInterrupt"
+    with pytest.raises(runner.VerifyError, match=f"^{re.escape(message)}: $"):
+        runner.resolve_engine("interrupts:Engine", ROOT)
 
 
 def test_an_adapter_that_prints_leaves_the_report_on_stdout_intact(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     """A constructor's print goes to stderr: stdout holds the JSON report alone (a CI job parses it)."""
     (tmp_path / "prints.py").write_text(ODD_ADAPTERS["prints"], encoding="utf-8")
     monkeypatch.chdir(tmp_path)
     arguments = ["--impl", "prints:Engine", "--rows", "S03.grad.add", "--format", "json"]
     code = main(["verify", "-q", "--suite", str(ROOT), *arguments])
-    captured = capsys.readouterr()
+    captured = capfd.readouterr()
     assert (0, "prints:Engine") == (code, json.loads(captured.out)["engine"]["impl"])
     assert "hello from the engine" in captured.err
 
@@ -403,8 +438,8 @@ def test_an_adapter_that_prints_leaves_the_report_on_stdout_intact(
 def test_the_probe_marks_a_load_that_returned(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """contracts.verify.probe NAME MARKER (its command line, or arguments) writes MARKER when loading
-    returned, raised or not; the adapter's prints go to stderr."""
+    """contracts.verify.probe NAME SUITE OUT (its command line, or arguments) writes OUT when loading
+    returned, raised or not: the declarations, or the error's one line; the adapter's prints go to stderr."""
     from contracts.verify import probe
 
     (tmp_path / "prints.py").write_text(ODD_ADAPTERS["prints"], encoding="utf-8")
@@ -413,12 +448,15 @@ def test_the_probe_marks_a_load_that_returned(
     monkeypatch.syspath_prepend(str(tmp_path))  # as `python -m` puts the current directory first
     for module in ("prints", "odd_raise"):
         monkeypatch.delitem(sys.modules, module, raising=False)
-    monkeypatch.setattr(sys, "argv", ["probe", "prints:Engine", str(tmp_path / "by-argv")])
+    monkeypatch.setattr(sys, "argv", ["probe", "prints:Engine", str(ROOT), str(tmp_path / "by-argv")])
     assert 0 == probe.main()
-    assert 0 == probe.main(["odd_raise:Engine", str(tmp_path / "by-arguments")])
+    assert 0 == probe.main(["odd_raise:Engine", str(ROOT), str(tmp_path / "by-arguments")])
     captured = capsys.readouterr()
     assert ("", "hello from the engine\n") == (captured.out, captured.err)
-    assert [True, True] == [(tmp_path / name).is_file() for name in ("by-argv", "by-arguments")]
+    declared = json.loads((tmp_path / "by-argv").read_text(encoding="utf-8"))
+    assert ("prints:Engine", str(tmp_path)) == (declared["engine"]["impl"], declared["module_root"])
+    error = "could not start engine 'odd_raise:Engine': its import or constructor raised Weird: odd"
+    assert {"error": error} == json.loads((tmp_path / "by-arguments").read_text(encoding="utf-8"))
 
 
 SLOW_ADAPTER = """
@@ -498,3 +536,71 @@ def test_every_reduction_golden_has_a_non_uniform_upstream() -> None:
         if len(set(np.ravel(example["upstream"]).tolist())) != np.size(example["upstream"])
     ]
     assert [] == repeated
+
+
+# Adapters with wrong gradients (every scalar VJP + 1) that grade themselves: the constructor patches
+# verify's row verdicts, or the recorder's outcome of each test, to "passed".
+SELF_GRADING = """
+from contracts.engines.reference import ReferenceEngine
+import contracts.verify.plugin
+import contracts.verify.report
+
+
+class Engine(ReferenceEngine):
+    name = "self-grading"
+
+    def __init__(self):
+        {patch}
+
+    def scalar_vjp(self, op, inputs, constants=None):
+        value, grads = super().scalar_vjp(op, inputs, constants)
+        return value, tuple(grad + 1.0 for grad in grads)
+"""
+PATCHES = {
+    "report": "contracts.verify.report.row_status = lambda outcomes, deselection=False: 'passed'",
+    "records": "contracts.verify.plugin.phase_outcome = lambda when, outcome, reason: 'passed'",
+}
+
+
+@pytest.mark.parametrize("patched", sorted(PATCHES))
+def test_an_adapter_that_grades_itself_is_not_green(
+    patched: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """An adapter patching verify's row verdicts never reaches them (verify's process runs no adapter
+    code): its wrong gradients fail the row. One patching the recorder in the suite's process records
+    every test passed, but pytest's own exit code disagrees: a problem line, exit 1, never green."""
+    (tmp_path / "grades.py").write_text(SELF_GRADING.format(patch=PATCHES[patched]), encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    arguments = ["--impl", "grades:Engine", "--rows", "S03.grad.add", "--format", "json"]
+    code = main(["verify", "-q", "--suite", str(ROOT), *arguments])
+    report = json.loads(capfd.readouterr().out)
+    status = report["rows"][0]["status"]
+    expected = ("failed", []) if patched == "report" else ("passed", [UNRECORDED_FAILURE])
+    unrecorded = [line for line in report["problems"] if line == UNRECORDED_FAILURE]
+    assert (1, "S03.grad.add", *expected) == (code, report["rows"][0]["id"], status, unrecorded)
+
+
+SLOW_LOADS = {
+    # the constructor never returns; a non-daemon thread outlives the constructor that started it
+    "sleeps": "import time\n\n\nclass Engine(ReferenceEngine):\n    def __init__(self):\n"
+    "        time.sleep(600)\n",
+    "threads": "import threading, time\n\n\nclass Engine(ReferenceEngine):\n    def __init__(self):\n"
+    "        threading.Thread(target=time.sleep, args=(600,)).start()\n",
+}
+
+
+def test_a_load_that_never_ends_is_one_verify_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A constructor that sleeps past the load limit is a VerifyError naming the limit (the probe child
+    killed); one that leaves a non-daemon thread running still loads, and the probe ends at once."""
+    from contracts.verify import runner
+
+    for module, body in SLOW_LOADS.items():
+        source = f"from contracts.engines.reference import ReferenceEngine\n{body}"
+        (tmp_path / f"{module}.py").write_text(source, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(runner, "LOAD_LIMIT", 20.0)
+    assert "threads:Engine" == runner.resolve_engine("threads:Engine", ROOT)["engine"]["impl"]
+    monkeypatch.setattr(runner, "LOAD_LIMIT", 1.5)
+    message = "could not start engine 'sleeps:Engine': loading it did not finish within 1.5 s"
+    with pytest.raises(runner.VerifyError, match=f"^{re.escape(message)}$"):
+        runner.resolve_engine("sleeps:Engine", ROOT)

@@ -14,6 +14,7 @@ from contracts.verify.records import Record
 from contracts.verify.report import (
     NEVER_BUILT,
     NOTHING_VERIFIED,
+    UNRECORDED_FAILURE,
     Report,
     Rerun,
     aggregate,
@@ -75,7 +76,8 @@ def make_report(records: list[Record], **overrides: Any) -> Report:
         "other_tests": [reported_test(r, Rerun("fake", "ci")) for r in records if not r.spec_ids],
         "unknown_ids": unknown_ids([r["id"] for r in ROWS], records),
         "collection_errors": [],
-        "pytest_exit_code": 1,
+        # what pytest's exit code would be: 1 when some test failed or errored
+        "pytest_exit_code": int(any(r.outcome in ("failed", "error") for r in records)),
         "duration": 2.0,
         "mutation": None,
     }
@@ -213,6 +215,44 @@ def test_unknown_id_and_failing_loose_test_are_problems() -> None:
     problems = make_report([*RECORDS, loose]).problems()
     assert "Z.unknown: named by a test but in no spec" in problems
     assert f"{loose.nodeid}: failed" in problems
+
+
+@pytest.mark.parametrize(
+    ("records", "overrides", "flagged"),
+    [
+        pytest.param(RECORDS[:2], {"pytest_exit_code": 1}, True, id="exit-1-nothing-failed"),
+        pytest.param(RECORDS[:2], {"pytest_exit_code": 0}, False, id="exit-0-nothing-failed"),
+        pytest.param(RECORDS[:4], {"pytest_exit_code": 1}, False, id="exit-1-a-test-failed"),
+        pytest.param(
+            [*RECORDS[:2], record(PROPERTY.format("loose"), [], "error", message="teardown")],
+            {"pytest_exit_code": 1},
+            False,
+            id="exit-1-a-loose-test-errored",
+        ),
+        pytest.param(
+            RECORDS[:2],
+            {"pytest_exit_code": 1, "collection_errors": [{"nodeid": "tests/x.py", "message": "boom"}]},
+            False,
+            id="exit-1-a-collection-error",
+        ),
+        pytest.param(
+            RECORDS[:2],
+            {"pytest_exit_code": 1, "unknown_ids": {"Z.x": ["t"]}},
+            False,
+            id="exit-1-unknown-row",
+        ),
+    ],
+)
+def test_a_failure_pytest_saw_and_no_record_shows_is_a_problem(
+    records: list[Record], overrides: dict[str, Any], flagged: bool
+) -> None:
+    """pytest's exit code 1 (a test failed) with every record passed (records that do not match the run:
+    an adapter patching the recorder) is a problem line and exit 1; a failed or errored record, a
+    collection error or a test of an unknown row accounts for the 1."""
+    report = make_report(records, **overrides)
+    assert flagged == (UNRECORDED_FAILURE in report.problems())
+    if flagged:
+        assert 1 == report.exit_code()
 
 
 def test_a_module_method_declined_in_every_test_is_a_problem() -> None:

@@ -101,8 +101,8 @@ def test_unloadable_specs_are_a_clear_error(tmp_path: Path) -> None:
 def test_engine_errors_are_verify_errors() -> None:
     """A module without the class, or a class that is not an Engine, is an 'unknown engine' error."""
     with pytest.raises(VerifyError, match=r"unknown engine 'json:Nothing' \(AttributeError"):
-        resolve_engine("json:Nothing")
-    assert "reference" == resolve_engine("reference").name
+        resolve_engine("json:Nothing", ROOT)
+    assert "reference" == resolve_engine("reference", ROOT)["engine"]["name"]
 
 
 def test_pytest_command_carries_the_selection() -> None:
@@ -143,7 +143,8 @@ def test_worker_count_and_prefixes() -> None:
 def test_dotted_paths_resolve_from_the_current_directory(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    """The current directory joins sys.path, so `--impl mypkg.engine:Cls` finds the user's package."""
+    """`--impl mypkg.engine:Cls` finds the user's package in the current directory, in the probe child
+    only: verify's own process neither imports it nor changes sys.path."""
     package = tmp_path / "userpkg_for_verify"
     package.mkdir()
     (package / "__init__.py").write_text(
@@ -154,10 +155,9 @@ def test_dotted_paths_resolve_from_the_current_directory(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setattr(sys, "path", [entry for entry in sys.path if entry not in ("", str(tmp_path))])
     monkeypatch.delitem(sys.modules, "userpkg_for_verify", raising=False)
-    assert "mine" == resolve_engine("userpkg_for_verify:Mine").name
-    assert str(tmp_path) == sys.path[0]
-    resolve_engine("reference")
-    assert 1 == sys.path.count(str(tmp_path))  # added once
+    declared = resolve_engine("userpkg_for_verify:Mine", ROOT)
+    assert ("mine", str(tmp_path)) == (declared["engine"]["name"], declared["module_root"])
+    assert (False, False) == ("userpkg_for_verify" in sys.modules, str(tmp_path) in sys.path)
 
 
 def test_pytest_command_in_full() -> None:

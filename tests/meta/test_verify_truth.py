@@ -17,6 +17,7 @@ import pytest
 import contracts
 from contracts.engines.modules import ModuleUnsupported
 from contracts.engines.reference import ReferenceEngine
+from contracts.verify.probe import module_root
 from contracts.verify.records import (
     ENGINE_CALLS_PROPERTY,
     NOT_EXERCISED,
@@ -50,7 +51,6 @@ from contracts.verify.runner import (
     check_output,
     check_profile,
     check_timeout,
-    module_root,
     pytest_command,
     quick_note,
     raise_interrupted,

@@ -51,6 +51,11 @@ NEVER_BUILT = (
     "the engine declined every build the suite asked of it (ModuleUnsupported): it declares the "
     "capability, but nothing of it was verified"
 )
+# pytest's own verdict is a second witness: exit code 1 says some test failed or errored
+UNRECORDED_FAILURE = (
+    "pytest exited with code 1 (a test failed) but no test's record failed: the records do not match "
+    "the run, so no row's verdict can be trusted"
+)
 ACCEPTED = frozenset({PASSED, PARTLY, NOT_APPLICABLE, DESELECTED})  # the statuses that keep the exit code 0
 VERIFIED = frozenset({PASSED, PARTLY, FAILED})  # a test ran against the engine and reached a verdict
 
@@ -368,6 +373,8 @@ class Report:
         lines += [f"{method}: {NEVER_BUILT}" for method in never_built(self.records())]
         if self.pytest_crashed():
             lines.append(f"pytest exited with code {self.pytest_exit_code}")
+        if self.failure_unrecorded():
+            lines.append(UNRECORDED_FAILURE)
         if not self.verified_any():
             lines.append(NOTHING_VERIFIED)
         return lines
@@ -385,6 +392,13 @@ class Report:
     def pytest_crashed(self) -> bool:
         """pytest's own exit code says more than 'some tests failed' (1) or 'none collected' (5)."""
         return self.pytest_exit_code not in (0, 1, 5)
+
+    def failure_unrecorded(self) -> bool:
+        """pytest says a test failed (1), yet no record failed or errored, and no collection error or test
+        of an unknown row (whose record no row holds) accounts for it."""
+        recorded = any(record.outcome in (FAILED, ERROR) for record in self.records())
+        explained = recorded or self.collection_errors or self.unknown_ids
+        return self.pytest_exit_code == 1 and not explained
 
     def exit_code(self) -> int:
         return 0 if not self.problems() else 1

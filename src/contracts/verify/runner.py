@@ -8,7 +8,6 @@ hypothesis profile); its own output goes to a log file, progress lines to stderr
 from __future__ import annotations
 
 import ast
-import contextlib
 import importlib.util
 import json
 import math
@@ -26,15 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import contracts
-from contracts.engines import (
-    SHIPPED,
-    DeclarationError,
-    Engine,
-    MissingExtraError,
-    check_declarations,
-    load_engine,
-    selected_name,
-)
+from contracts.engines import selected_name
 from contracts.packaged import SUITE_PACKAGE, packaged_suite
 from contracts.spec import SpecError, SpecRow, load_rows
 from contracts.spec.expr import parse_module
@@ -54,6 +45,7 @@ QUICK_DEPTH = 10_000  # the deep-graph rows' chain under --quick (the spec asks 
 # FEWEST_SAMPLES (448, tests/stage07_cases.py: still rejects a variance half or twice its target)
 QUICK_SAMPLES = 512
 STOP_GRACE = 10.0  # seconds pytest gets to end after SIGTERM before it is killed
+LOAD_LIMIT = 120.0  # seconds the probe child may take to load the engine (torch: a few)
 
 
 class VerifyError(Exception):
@@ -116,69 +108,30 @@ def find_suite(option: str | None = None, environ: Mapping[str, str] = os.enviro
     )
 
 
-def engine_target(engine: Engine) -> str:
-    kind = type(engine)
-    return f"{kind.__module__}:{kind.__qualname__}"
-
-
-def probe_engine(name: str) -> None:
-    """Load the engine once in a child process (contracts.verify.probe) and VerifyError if loading it
-    ended that process: in verify's own process it would end verify with no report and any exit code."""
+def resolve_engine(name: str, suite: Path) -> dict[str, Any]:
+    """What the engine a name or dotted path selects declares (contracts.verify.probe's "engine" and
+    "module_root"), read in a child process, or VerifyError saying what is wrong: verify's own process
+    runs no adapter code, so none can end it, raise from a declaration late, or patch its report."""
     with tempfile.TemporaryDirectory(prefix="contracts-probe-") as scratch:
-        marker = Path(scratch) / "returned"
-        probe = [sys.executable, "-m", "contracts.verify.probe", name, str(marker)]
-        code = subprocess.run(
-            probe, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False
-        ).returncode
-        if not marker.is_file():
+        out = Path(scratch) / "declarations.json"
+        probe = [sys.executable, "-m", "contracts.verify.probe", name, str(suite), str(out)]
+        try:
+            code = subprocess.run(
+                probe, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False, timeout=LOAD_LIMIT
+            ).returncode
+        except subprocess.TimeoutExpired:  # run() has killed the child
+            raise VerifyError(
+                f"could not start engine {name!r}: loading it did not finish within {LOAD_LIMIT:g} s"
+            ) from None
+        if not out.is_file():
             raise VerifyError(
                 f"could not start engine {name!r}: loading it ended the process (exit code {code}) "
                 "before the engine was made"
             )
-
-
-def resolve_engine(name: str) -> Engine:
-    """The engine a name or dotted path selects, or VerifyError saying what is wrong. Loading it prints
-    nothing to stdout (a report may go there) and, having returned in a probe process, cannot end this one."""
-    if os.getcwd() not in sys.path:
-        sys.path.insert(0, os.getcwd())  # dotted paths resolve from the current directory, as in the child
-    probe_engine(name)
-    try:
-        with contextlib.redirect_stdout(sys.stderr):
-            return load_engine(name)
-    except KeyboardInterrupt:
-        raise
-    except MissingExtraError as error:
-        raise VerifyError(f"--impl {name}: {error}") from None
-    except (ImportError, AttributeError, TypeError, ValueError) as error:
-        raise VerifyError(
-            f"unknown engine {name!r} ({type(error).__name__}: {error}); use one of "
-            f"{', '.join(SHIPPED)}, or a dotted path pkg.module:Class to an Engine subclass"
-        ) from None
-    except BaseException as error:  # the adapter's own code failed or exited while loading
-        raise VerifyError(
-            f"could not start engine {name!r}: its import or constructor raised "
-            f"{type(error).__name__}: {error}"
-        ) from None
-
-
-def check_engine(name: str, engine: Engine, rows: Sequence[SpecRow]) -> None:
-    """The adapter's conventions and dtype against the spec rows, or VerifyError (exit 2) naming the key."""
-    try:
-        check_declarations(engine, rows)
-    except DeclarationError as error:
-        raise VerifyError(f"--impl {name}: {error}") from None
-
-
-def module_root(engine: Engine) -> str | None:
-    """The sys.path entry the adapter's top-level package was imported from (None for a module
-    without a file); the child and the repro commands put it on PYTHONPATH."""
-    module = sys.modules.get(type(engine).__module__)
-    location = getattr(module, "__file__", None)
-    if location is None:
-        return None
-    depth = type(engine).__module__.count(".") + (Path(location).name == "__init__.py")
-    return str(Path(location).resolve().parents[depth])
+        described: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+    if "error" in described:
+        raise VerifyError(str(described["error"]))
+    return described
 
 
 def check_impl(impl: str | None) -> None:
@@ -252,18 +205,6 @@ def check_rows(rows: Sequence[SpecRow], prefixes: Sequence[str], values: Sequenc
         raise VerifyError(f"--rows {','.join(values)!r}: names no row id prefix (blank)")
     if prefixes and not any(chosen(row.id, prefixes) for row in rows):
         raise VerifyError(f"--rows {','.join(prefixes)}: no spec row id starts with any of these prefixes")
-
-
-def engine_info(name: str, engine: Engine) -> dict[str, Any]:
-    return {
-        "impl": name,
-        "name": engine.name,
-        "target": engine_target(engine),
-        "version": engine.version(),
-        "capabilities": sorted(engine.capabilities),
-        "conventions": dict(engine.conventions),
-        "dtype": engine.dtype,
-    }
 
 
 def spec_rows(root: Path, environ: Mapping[str, str] = os.environ) -> list[SpecRow]:
@@ -443,7 +384,7 @@ def check_ran(impl: str, ran: object, pytest_args: Sequence[str]) -> None:
         )
 
 
-def preflight(options: VerifyOptions) -> tuple[Path, str, Engine, list[SpecRow], list[str]]:
+def preflight(options: VerifyOptions) -> tuple[Path, str, dict[str, Any], list[SpecRow], list[str]]:
     """Every check that can fail before the suite runs: a one-line VerifyError, never a late surprise."""
     check_impl(options.impl)
     check_output("--output", options.output)
@@ -454,20 +395,19 @@ def preflight(options: VerifyOptions) -> tuple[Path, str, Engine, list[SpecRow],
     root = find_suite(options.suite)
     check_profile(options.profile, root)
     impl = selected_name(options.impl)
-    engine = resolve_engine(impl)
+    declared = resolve_engine(impl, root)
     rows = spec_rows(root)
-    check_engine(impl, engine, rows)
     prefixes = split_prefixes(options.rows)
     check_rows(rows, prefixes, options.rows)
-    return root, impl, engine, rows, prefixes
+    return root, impl, declared, rows, prefixes
 
 
 def verify(options: VerifyOptions) -> Report:
     """Run the suite against the selected engine and build the report (VerifyError if it cannot run)."""
     started = time.monotonic()
-    root, impl, engine, rows, prefixes = preflight(options)
+    root, impl, declared, rows, prefixes = preflight(options)
     with tempfile.TemporaryDirectory(prefix="contracts-verify-") as scratch:
-        environ = child_environment(root, module_root(engine), Path(scratch))
+        environ = child_environment(root, declared["module_root"], Path(scratch))
         out = Path(scratch) / "results.json"
         log = Path(options.pytest_log) if options.pytest_log else Path(scratch) / "pytest.log"
         command = pytest_command(options, impl, root, out)
@@ -485,7 +425,7 @@ def verify(options: VerifyOptions) -> Report:
     mutation_path = Path(options.mutation_stats) if options.mutation_stats else root / MUTATION_STATS
     rerun = rerun_of(options, impl, root, environ)
     return Report(
-        engine=engine_info(impl, engine),
+        engine=declared["engine"],
         suite=str(root),
         profile=options.profile,
         workers=worker_count(options.workers),
