@@ -295,3 +295,62 @@ def test_parsing_waits_for_the_parse_lock() -> None:
     for worker in workers:
         worker.join(timeout=10)
     assert ([True, True], 2) == (blocked, len(parsed))
+
+
+# Every array function a spec may call, on a hand case whose answer is written out: the oracle's own
+# building blocks (a wrong one would make a row agree with an engine that is wrong the same way). X has
+# a tie in each row and in one column, so firstmax's "first" is seen along both axes.
+X = [[1.0, 3.0, 3.0], [2.0, 2.0, -1.0]]
+ARRAY_CASES: list[Any] = [
+    pytest.param("rsum", (X, -1), [[7.0], [3.0]], id="rsum-last-axis"),
+    pytest.param("rsum", (X, 0), [[3.0, 5.0, 2.0]], id="rsum-first-axis"),
+    pytest.param("rmax", (X, -1), [[3.0], [2.0]], id="rmax"),
+    pytest.param("rmean", (X, 0), [[1.5, 2.5, 1.0]], id="rmean"),
+    pytest.param("firstmax", (X, -1), [[0.0, 1.0, 0.0], [1.0, 0.0, 0.0]], id="firstmax-last-axis"),
+    pytest.param("firstmax", (X, 0), [[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]], id="firstmax-first-axis"),
+    pytest.param("onehot", ([2, 0], X), [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], id="onehot"),
+    pytest.param("mean", (X,), 10.0 / 6.0, id="mean"),
+    pytest.param("rows", (X,), 2.0, id="rows-2d"),
+    pytest.param("rows", ([[[0.0] * 4] * 3] * 2,), 6.0, id="rows-3d-every-leading-axis"),
+    pytest.param("sqrt", ([4.0, 0.25],), [2.0, 0.5], id="sqrt"),
+    pytest.param("exp", ([0.0],), [1.0], id="exp"),
+    pytest.param("log", ([1.0],), [0.0], id="log"),
+    pytest.param("step", ([-1.0, 0.0, 2.0],), [0.0, 0.0, 1.0], id="step"),
+    pytest.param("ge", ([1.0, 2.0, 3.0], [2.0, 2.0, 2.0]), [0.0, 1.0, 1.0], id="ge"),
+    pytest.param("lt", ([1.0, 2.0, 3.0], [2.0, 2.0, 2.0]), [1.0, 0.0, 0.0], id="lt"),
+    pytest.param("max", ([1.0, 5.0], [2.0, 4.0]), [2.0, 5.0], id="max"),
+    pytest.param("T", ([[1.0, 2.0, 3.0]],), [[1.0], [2.0], [3.0]], id="transpose"),
+    pytest.param("matmul", ([[1.0, 2.0]], [[3.0], [4.0]]), [[11.0]], id="matmul"),
+]
+
+
+@pytest.mark.parametrize("namespace", ["numpy", "array_api_strict"])
+@pytest.mark.parametrize(("name", "arguments", "expected"), ARRAY_CASES)
+def test_array_function_on_its_hand_case(
+    namespace: str, name: str, arguments: tuple[Any, ...], expected: Any
+) -> None:
+    """Each spec function over an array namespace gives the hand-computed answer (ints stay the axis)."""
+    xp = pytest.importorskip(namespace)
+    from contracts.spec.functions import array_functions
+
+    def argument(value: Any) -> Any:
+        if isinstance(value, list):
+            dtype = xp.int64 if all(isinstance(v, int) for v in value) else xp.float64
+            return xp.asarray(value, dtype=dtype)
+        return value
+
+    result = array_functions(xp)[name](*(argument(value) for value in arguments))
+    actual = float(result) if not hasattr(result, "shape") or result.shape == () else xp.asarray(result)
+    if isinstance(actual, float):
+        assert pytest.approx(expected, rel=1e-15) == actual
+    else:
+        import numpy
+
+        assert expected == numpy.asarray(actual).tolist()
+
+
+def test_every_spec_function_has_a_hand_case() -> None:
+    """No function a spec may call is left without its hand case above (a new one must bring one)."""
+    from contracts.spec.functions import KNOWN
+
+    assert sorted(KNOWN) == sorted({param.values[0] for param in ARRAY_CASES})

@@ -68,5 +68,5 @@ def array_functions(xp: Any) -> dict[str, Callable[..., Any]]:
 
 def first_index_mask(xp: Any, x: Any, axis: int) -> Any:
     """1 at the first index along axis where x equals its max (a cumulative count of maxima == 1)."""
-    is_max = xp.where(x == xp.max(x, axis=axis, keepdims=True), 1.0, 0.0)
-    return xp.where(xp.cumulative_sum(is_max, axis=axis) == 1, is_max, 0.0)
+    is_max = xp.astype(x == xp.max(x, axis=axis, keepdims=True), x.dtype)  # no scalar pair: array API
+    return xp.where(xp.cumulative_sum(is_max, axis=axis) == 1, is_max, xp.zeros_like(is_max))
