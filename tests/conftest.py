@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, settings
 
 from contracts.engines import DeclarationError, Engine, check_declarations, load_engine, selected_name
 from contracts.pytest_plugin import hosted, suite_option
+from contracts.verify.plugin import RECORDER
 from contracts.verify.records import (
     BUILDS_PROPERTY,
     ENGINE_CALLS_PROPERTY,
@@ -22,7 +23,7 @@ from contracts.verify.records import (
 from tests.mutation_order import fastest_first, mutant_under_test, recorded_durations
 from tests.spec_rows import RecordingEngine, all_rows, builds_in, is_reference
 from tests.stage07_cases import SEED_SAMPLES, statistical_samples_error
-from tests.time_limit import time_limit
+from tests.time_limit import end_process, time_limit
 
 # Every profile names its parent explicitly: a profile registered without one inherits whatever
 # profile is active at registration time (hypothesis loads its own `ci` profile when CI is set).
@@ -101,7 +102,15 @@ def deep_graph_depth(request: pytest.FixtureRequest) -> int | None:
 def time_limited(request: pytest.FixtureRequest) -> Iterator[None]:
     """Each test within --test-timeout seconds, if given: a hanging engine fails its test."""
     seconds: float | None = suite_option(request.config, SUITE_ROOT, "--test-timeout")
-    with time_limit(seconds, request.node.nodeid):
+    recorder = request.config.pluginmanager.get_plugin(RECORDER)  # verify's, outside xdist workers
+    nodeid = request.node.nodeid
+
+    def on_hang(message: str) -> None:
+        if recorder is not None:  # the results say which test hung before the process ends
+            recorder.abandon(nodeid, message)
+        end_process(message)
+
+    with time_limit(seconds, nodeid, on_hang):
         yield
 
 

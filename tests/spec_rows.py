@@ -8,6 +8,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 import pytest
+from hypothesis.errors import UnsatisfiedAssumption
 
 from contracts.engines import Engine
 from contracts.engines.modules import ModuleUnsupported
@@ -167,6 +168,21 @@ def unwrap(engine: Any) -> Any:
     return engine.wrapped if isinstance(engine, RecordingEngine) else engine
 
 
+# The exceptions by which code steers the harness itself: skip the test (as "not applicable" with a
+# reason of its choosing), expect it to fail, end the session, or have hypothesis discard the example.
+# Raised from inside an engine call they are the engine's doing, so the engine's failure.
+HARNESS_CONTROL: tuple[type[BaseException], ...] = (
+    pytest.skip.Exception,
+    pytest.xfail.Exception,
+    pytest.exit.Exception,
+    UnsatisfiedAssumption,
+)
+
+
+class HarnessControlError(AssertionError):
+    """An engine call raised one of HARNESS_CONTROL: the test fails, naming the call and what it raised."""
+
+
 class RecordingEngine:
     """The engine under test, counting calls of its adapter methods (so verify can tell a test that
     passed without ever running the engine from one that proved something about it)."""
@@ -192,6 +208,11 @@ class RecordingEngine:
             except ModuleUnsupported:
                 self.builds.append((name, False))
                 raise
+            except HARNESS_CONTROL as error:
+                raise HarnessControlError(
+                    f"{self.wrapped.name}.{name} raised {type(error).__name__}({error}): an engine cannot "
+                    "skip, discard or end the test that runs it"
+                ) from None
             if name.startswith(MODULE_METHOD):
                 self.builds.append((name, True))
             check_protocol_arrays(self.wrapped.name, name, result)
@@ -231,15 +252,19 @@ def protocol_arrays(method: str, result: Any) -> list[Any]:
 
 
 def check_protocol_arrays(engine: str, method: str, result: Any) -> None:
-    """An adapter that hands back lists (or anything but numpy arrays and numbers) fails here, naming
-    itself, instead of as an AttributeError deep in a test that reads like a suite bug."""
+    """An adapter that hands back lists, or arrays of objects, ints, bools or complex numbers (anything
+    but real floating arrays and numbers), fails here, naming itself, instead of deep in a test that
+    reads like a suite bug or, for an object array, in none: numpy compares objects by their values."""
     for item in protocol_arrays(method, result):
         if item is not None and (
-            isinstance(item, bool) or not isinstance(item, np.ndarray | np.floating | float | int)
+            isinstance(item, bool)
+            or not isinstance(item, np.ndarray | np.floating | float | int)
+            or (isinstance(item, np.ndarray) and item.dtype.kind != "f")
         ):
+            kind = f"an array of {item.dtype}" if isinstance(item, np.ndarray) else type(item).__name__
             raise TypeError(
-                f"{engine}.{method} returned {type(item).__name__} where the adapter protocol passes a "
-                "numpy float64 array (contracts.engines.base): convert it in the adapter"
+                f"{engine}.{method} returned {kind} where the adapter protocol passes a numpy float64 "
+                "array (contracts.engines.base): convert it in the adapter"
             )
 
 

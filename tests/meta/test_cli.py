@@ -45,10 +45,18 @@ def test_dotted_path_to_a_non_engine_is_refused(capsys: pytest.CaptureFixture[st
 
 @pytest.mark.parametrize(("name", "hidden"), [("torch", "torch"), ("micrograd", "micrograd.engine")])
 def test_missing_extra_gives_the_install_hint(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str, hidden: str
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+    name: str,
+    hidden: str,
 ) -> None:
-    """Without the engine installed, verify exits 2 saying how to install the extra."""
-    monkeypatch.setitem(sys.modules, hidden, None)
+    """Without the engine installed, verify exits 2 saying how to install the extra. The adapter loads in
+    verify's probe child: a package of the engine's name first on PYTHONPATH hides the real one there."""
+    shadow = tmp_path / hidden.partition(".")[0]
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text(f"raise ImportError('No module named {hidden}')\n", encoding="utf-8")
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     assert 2 == main(["verify", "--impl", name, "-q"])
     assert f"pip install -e '.[{name}]'" in capsys.readouterr().err
 

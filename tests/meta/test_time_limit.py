@@ -8,6 +8,7 @@ import time
 
 import pytest
 
+from tests import time_limit as time_limits
 from tests.time_limit import TimeLimitExceeded, time_limit
 
 
@@ -50,3 +51,29 @@ def test_an_engine_catching_exception_cannot_swallow_the_limit() -> None:
     """TimeLimitExceeded is not an Exception: `except Exception` in an engine lets it through (and
     hypothesis re-raises it at once, without shrinking)."""
     assert not issubclass(TimeLimitExceeded, Exception)
+
+
+def test_an_engine_that_disarms_the_alarm_meets_the_backstop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A body that sets SIGALRM to SIG_IGN and keeps sleeping is past the alarm's reach: the watchdog
+    calls on_hang BACKSTOP_GRACE after the limit, with a message naming the test and the limit."""
+    seen: list[str] = []
+    before = signal.getsignal(signal.SIGALRM)
+    monkeypatch.setattr(time_limits, "BACKSTOP_GRACE", 1.0)
+    with time_limit(0.05, "t.py::t", seen.append):
+        signal.signal(signal.SIGALRM, signal.SIG_IGN)
+        time.sleep(1.6)
+    message = (
+        "t.py::t: still running 1.05 s after it started, past --timeout 0.05 s: the engine disarmed or "
+        "swallowed the time limit; the run ends here"
+    )
+    assert ([message], before) == (seen, signal.getsignal(signal.SIGALRM))
+
+
+def test_a_test_that_ends_in_time_never_meets_the_backstop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The watchdog is cancelled when the body ends: nothing is called after its time would have come."""
+    seen: list[str] = []
+    monkeypatch.setattr(time_limits, "BACKSTOP_GRACE", 1.0)
+    with time_limit(0.05, "t.py::t", seen.append):
+        pass
+    time.sleep(1.3)
+    assert [] == seen

@@ -604,3 +604,53 @@ def test_a_load_that_never_ends_is_one_verify_error(tmp_path: Path, monkeypatch:
     message = "could not start engine 'sleeps:Engine': loading it did not finish within 1.5 s"
     with pytest.raises(runner.VerifyError, match=f"^{re.escape(message)}$"):
         runner.resolve_engine("sleeps:Engine", ROOT)
+
+
+SKIPS_ITSELF = (
+    "import pytest\nfrom contracts.engines.reference import ReferenceEngine\n\n\n"
+    "class Engine(ReferenceEngine):\n"
+    "    def scalar_vjp(self, op, inputs, constants=None):\n"
+    "        pytest.skip('not applicable: the engine prefers not to be tested')\n"
+)
+
+
+def test_an_engine_that_skips_its_own_tests_fails_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """An engine calling pytest.skip('not applicable: ...') from inside an engine call does not make its
+    row "not applicable" (a green run on rows it never answered): the row fails, exit 1."""
+    (tmp_path / "skips.py").write_text(SKIPS_ITSELF, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    arguments = ["--impl", "skips:Engine", "--rows", "S03.grad.add", "--format", "json"]
+    code = main(["verify", "-q", "--suite", str(ROOT), *arguments])
+    report = json.loads(capfd.readouterr().out)
+    assert (1, ["S03.grad.add"], "failed") == (
+        code,
+        [r["id"] for r in report["rows"]],
+        report["rows"][0]["status"],
+    )
+
+
+DISARMS_THE_ALARM = (
+    "import signal, time\nfrom contracts.engines.reference import ReferenceEngine\n\n\n"
+    "class Engine(ReferenceEngine):\n"
+    "    def scalar_vjp(self, op, inputs, constants=None):\n"
+    "        signal.signal(signal.SIGALRM, signal.SIG_IGN)\n"
+    "        time.sleep(600)\n"
+)
+
+
+def test_an_engine_that_disarms_the_time_limit_cannot_stall_verify(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """An engine that ignores SIGALRM and sleeps meets the backstop (--timeout + BACKSTOP_GRACE): the run
+    ends with the hung test failed, saying why, and exit 1, not a hang."""
+    (tmp_path / "disarms.py").write_text(DISARMS_THE_ALARM, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    arguments = ["--impl", "disarms:Engine", "--rows", "S03.grad.add", "--timeout", "1", "--format", "json"]
+    code = main(["verify", "-q", "--suite", str(ROOT), *arguments])
+    report = json.loads(capfd.readouterr().out)
+    (row,) = report["rows"]
+    messages = [test["message"] for test in row["tests"] if test["outcome"] == "failed"]
+    assert (1, "failed") == (code, row["status"])
+    assert any("the engine disarmed or swallowed the time limit" in str(message) for message in messages)

@@ -155,9 +155,8 @@ def test_recorder_accumulates_phases_and_writes_results(tmp_path: Path) -> None:
     recorder.pytest_runtest_logreport(report("setup", "passed"))
     recorder.pytest_runtest_logreport(report("call", "failed", LONGREPR))
     recorder.pytest_runtest_logreport(report("teardown", "passed", examples=50))
-    options = {"--impl": "userpkg:Mine"}
-    session = SimpleNamespace(config=SimpleNamespace(getoption=lambda name, default=None: options[name]))
-    recorder.pytest_sessionfinish(session, 1)  # type: ignore[arg-type]
+    recorder.impl = "userpkg:Mine"  # what pytest_configure read from the suite's --impl
+    recorder.pytest_sessionfinish(SimpleNamespace(), 1)  # type: ignore[arg-type]
     (test,) = json.loads(out.read_text(encoding="utf-8"))["tests"]
     assert "userpkg:Mine" == json.loads(out.read_text(encoding="utf-8"))["impl"]  # the engine it ran
     assert (NODE, ["S03.grad.mul"], "failed", 50) == (
@@ -238,19 +237,26 @@ def test_file_of_a_node_id() -> None:
 
 
 def test_configure_registers_the_recorder() -> None:
-    """In the main process the recorder is registered under its name, with the options' values."""
+    """In the main process the recorder is registered under its name, with the options' values and the
+    engine the suite's --impl names (the results say which engine ran)."""
 
     from contracts.verify.plugin import pytest_configure
 
     registered: list[tuple[object, str]] = []
-    values = {"--contracts-verify-out": None, "--contracts-progress": True}
+    values = {"--contracts-verify-out": None, "--contracts-progress": True, "--impl": "userpkg:Mine"}
     config = SimpleNamespace(
-        getoption=values.get, pluginmanager=SimpleNamespace(register=lambda p, n: registered.append((p, n)))
+        getoption=lambda name, default=None: values.get(name, default),
+        pluginmanager=SimpleNamespace(register=lambda p, n: registered.append((p, n))),
     )
     pytest_configure(config)  # type: ignore[arg-type]
     ((recorder, name),) = registered
     assert isinstance(recorder, Recorder)
-    assert ("contracts-verify-recorder", None, True) == (name, recorder.out, recorder.progress)
+    assert ("contracts-verify-recorder", None, True, "userpkg:Mine") == (
+        name,
+        recorder.out,
+        recorder.progress,
+        recorder.impl,
+    )
 
 
 SAMPLE = """
@@ -350,6 +356,74 @@ def test_plugin_without_row_selection_keeps_every_test(tmp_path: Path) -> None:
     results = run_inner(tmp_path)
     assert 5 == len(results["tests"])
     assert [] == [test for test in results["tests"] if not test["spec_ids"]]
+
+
+ENDS_EARLY = """
+import pytest
+
+
+@pytest.mark.spec("A.rule.x")
+def test_first(record_property):
+    record_property("contracts.engine_calls", 1)
+
+
+@pytest.mark.spec("A.rule.x")
+def test_ends_the_session():
+    pytest.exit("enough", returncode=0)
+
+
+@pytest.mark.spec("A.rule.x", "B.rule.y")
+def test_never_runs():
+    pass
+"""
+
+
+def test_tests_a_session_never_ended_are_errors_of_their_rows(tmp_path: Path) -> None:
+    """pytest.exit in the second test ends the session: the first is recorded passed, the second and
+    the third (never started) as errors under their own spec ids, so their row cannot read passed."""
+    (tmp_path / "test_early.py").write_text(ENDS_EARLY, encoding="utf-8")
+    (tmp_path / "pytest.ini").write_text("[pytest]\nmarkers =\n    spec(*ids): rows\n", encoding="utf-8")
+    out = tmp_path / "out.json"
+    arguments = [str(tmp_path), "-q", "-p", "no:cacheprovider", "--import-mode=importlib"]
+    try:
+        pytest.main([*arguments, "-p", "contracts.verify.plugin", "--contracts-verify-out", str(out)])
+    finally:
+        sys.modules.pop("test_early", None)
+    tests = {test["nodeid"].split("::")[1]: test for test in json.loads(out.read_text())["tests"]}
+    message = "not run to its end: the session ended first (pytest exit status 0)"
+    assert {
+        "test_first": ("passed", ["A.rule.x"], None),
+        "test_ends_the_session": ("error", ["A.rule.x"], message),
+        "test_never_runs": ("error", ["A.rule.x", "B.rule.y"], message),
+    } == {name: (test["outcome"], test["spec_ids"], test["message"]) for name, test in tests.items()}
+
+
+def test_an_abandoned_test_is_failed_and_the_results_are_written_at_once(tmp_path: Path) -> None:
+    """abandon (the suite's backstop, before it ends the process): the hung test failed with the message,
+    the tests not ended errors, the test that ended as it was; the results file written now."""
+    out = tmp_path / "out.json"
+    recorder = Recorder(out, progress=False)
+    recorder.impl = "reference"
+    recorder.expect(["a.py::done", "a.py::hung", "a.py::later"])
+    phases_of: dict[str, tuple[When, ...]] = {
+        "a.py::done": ("setup", "call", "teardown"),
+        "a.py::hung": ("setup",),
+    }
+    for nodeid, phases in phases_of.items():
+        for when in phases:
+            phase = report(when, "passed")
+            phase.nodeid = nodeid
+            recorder.pytest_runtest_logreport(phase)
+    recorder.abandon("a.py::hung", "hung here")
+    written = json.loads(out.read_text(encoding="utf-8"))
+    outcomes = {test["nodeid"]: (test["outcome"], test["message"]) for test in written["tests"]}
+    later = "not run to its end: the session ended first (pytest exit status 1)"
+    assert (1, "reference") == (written["exitstatus"], written["impl"])
+    assert {
+        "a.py::done": ("passed", None),
+        "a.py::hung": ("failed", "hung here"),
+        "a.py::later": ("error", later),
+    } == outcomes
 
 
 def test_xdist_collection_sets_the_progress_totals() -> None:

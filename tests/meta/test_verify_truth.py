@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import assume
 
 import contracts
 from contracts.engines.modules import ModuleUnsupported
@@ -63,6 +64,7 @@ from contracts.verify.runner import (
 from tests.meta.broken_engines import DeclaresNothing, WrongMulGradient
 from tests.meta.broken_module_engines import DeclinesEveryBuild
 from tests.spec_rows import (
+    HarnessControlError,
     RecordingEngine,
     assert_engine_gives,
     builds_in,
@@ -514,6 +516,45 @@ def test_an_adapter_handing_back_lists_is_named_at_the_boundary() -> None:
         check_protocol_arrays("x", "tensor_grads", (True,))
     with pytest.raises(TypeError, match=r"^x\.tensor_vjp_with returned list where"):
         check_protocol_arrays("x", "tensor_vjp_with", [np.ones(1), (np.ones(1),)])
+    check_protocol_arrays("x", "tensor_forward_with", np.ones(2, dtype=np.float32))  # a float32 engine's
+    for dtype in (object, np.int64, np.bool_, np.complex128):
+        message = f"^x\\.tensor_forward_with returned an array of {np.dtype(dtype)} where the adapter"
+        with pytest.raises(TypeError, match=message):
+            check_protocol_arrays("x", "tensor_forward_with", np.ones(2, dtype=dtype))
+
+
+def control(kind: str) -> None:
+    """Raise the harness-control exception of the kind, as an engine method might."""
+    if kind == "skip":
+        pytest.skip("not applicable: the engine prefers not to")
+    if kind == "xfail":
+        pytest.xfail("known")
+    if kind == "exit":
+        pytest.exit("enough", returncode=0)
+    assume(False)
+
+
+class SteersTheHarness(ReferenceEngine):
+    """scalar_vjp raises the harness-control exception named by its first input's kind."""
+
+    name = "steers"
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+
+    def scalar_vjp(self, op: str, inputs: Any, constants: Any = None) -> Any:
+        control(self.kind)
+        return super().scalar_vjp(op, inputs, constants)
+
+
+@pytest.mark.parametrize("kind", ["skip", "xfail", "exit", "assume"])
+def test_an_engine_call_cannot_skip_discard_or_end_its_test(kind: str) -> None:
+    """pytest.skip (a self-declared 'not applicable'), xfail, exit and hypothesis's assume raised inside
+    an engine call become the test's failure, naming the engine, the method and what it raised."""
+    recording = RecordingEngine(SteersTheHarness(kind))
+    with pytest.raises(HarnessControlError, match=r"^steers\.scalar_vjp raised \w+\(.*\): an engine cannot"):
+        recording.scalar_vjp("add", [1.0, 2.0])
+    assert issubclass(HarnessControlError, AssertionError)  # a failure, not an error of the suite
 
 
 def test_only_the_reference_itself_is_the_reference() -> None:

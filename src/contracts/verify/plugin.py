@@ -21,6 +21,7 @@ from hypothesis import is_hypothesis_test
 
 from contracts.verify.records import (
     ENGINE_CALLS_PROPERTY,
+    ERROR,
     EXAMPLES_PROPERTY,
     FAILED,
     NOT_APPLICABLE,
@@ -110,6 +111,10 @@ def file_of(nodeid: str) -> str:
     return nodeid.partition("::")[0]
 
 
+RECORDER = "contracts-verify-recorder"  # the Recorder's plugin name (the suite's time limit finds it)
+HUNG_STATUS = int(pytest.ExitCode.TESTS_FAILED)  # the results' exit status when a hung test ends the run
+
+
 class Recorder:
     """Accumulates Records from reports; lives where the reports arrive."""
 
@@ -121,6 +126,10 @@ class Recorder:
         self.expected: dict[str, int] = {}  # file -> number of tests, once known
         self.finished: dict[str, int] = {}
         self.total: int  # set by expect(), before any progress line can need it
+        self.collected: list[str] = []  # every test the session is to run, once known
+        self.marked: dict[str, list[str]] = {}  # their spec ids, where collection ran here (not xdist)
+        self.ended: set[str] = set()  # the tests whose teardown reported
+        self.impl: object = None  # the engine the session runs (the suite's --impl as parsed)
         self.done = 0
         self.started = time.monotonic()
 
@@ -133,6 +142,7 @@ class Recorder:
             path = file_of(nodeid)
             self.expected[path] = self.expected.get(path, 0) + 1
         self.total = len(nodeids)
+        self.collected = list(nodeids)
 
     @pytest.hookimpl(optionalhook=True)
     def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
@@ -141,6 +151,7 @@ class Recorder:
     def pytest_collection_finish(self, session: pytest.Session) -> None:
         if session.items:
             self.expect([item.nodeid for item in session.items])
+            self.marked = {item.nodeid: marked_ids(item) for item in session.items}
 
     def pytest_collectreport(self, report: pytest.CollectReport) -> None:
         if report.failed:
@@ -182,6 +193,7 @@ class Recorder:
             self.finish(report.nodeid)
 
     def finish(self, nodeid: str) -> None:
+        self.ended.add(nodeid)
         self.done += 1
         path = file_of(nodeid)
         self.finished[path] = self.finished.get(path, 0) + 1
@@ -199,13 +211,39 @@ class Recorder:
         elapsed = time.monotonic() - self.started
         print(f"verify {elapsed:6.1f}s {line}", file=sys.stderr)  # stderr is line-buffered
 
+    def note_unfinished(self, exitstatus: int) -> None:
+        """A collected test that never reached its teardown (the session ended first: pytest.exit, an
+        interrupt) is an error: its row must not read passed on the tests that did run. Under xdist the
+        controller knows no spec ids of a test that never reported: it counts as a test of no row."""
+        for nodeid in self.collected:
+            if nodeid in self.ended:
+                continue
+            record = self.records.setdefault(nodeid, Record(nodeid, list(self.marked.get(nodeid, ()))))
+            if record.outcome not in (FAILED, ERROR):
+                record.outcome, record.reason = ERROR, None
+                record.message = (
+                    f"not run to its end: the session ended first (pytest exit status {exitstatus})"
+                )
+
+    def abandon(self, nodeid: str, message: str) -> None:
+        """The test nodeid hangs past its time limit and the process ends next (the suite's backstop):
+        record it failed with message, every test not ended an error, and write the results now."""
+        record = self.records.setdefault(nodeid, Record(nodeid, list(self.marked.get(nodeid, ()))))
+        record.outcome, record.reason, record.message = FAILED, None, message
+        self.ended.add(nodeid)
+        self.write(HUNG_STATUS)
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        self.write(int(exitstatus))
+
+    def write(self, exitstatus: int) -> None:
         if self.out is None:
             return
+        self.note_unfinished(exitstatus)
         document = {
-            "exitstatus": int(exitstatus),
+            "exitstatus": exitstatus,
             # the engine the session ran (the suite's --impl as parsed): verify compares it with its own
-            "impl": session.config.getoption("--impl", default=None),
+            "impl": self.impl,
             "tests": [record.to_json() for record in self.records.values()],
             "collection_errors": self.collection_errors,
         }
@@ -217,4 +255,5 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # an xdist worker: its reports go to the controller, which records them
     out = config.getoption("--contracts-verify-out")
     recorder = Recorder(Path(out) if out else None, bool(config.getoption("--contracts-progress")))
-    config.pluginmanager.register(recorder, "contracts-verify-recorder")
+    recorder.impl = config.getoption("--impl", default=None)
+    config.pluginmanager.register(recorder, RECORDER)
