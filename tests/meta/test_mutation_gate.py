@@ -158,12 +158,20 @@ def test_blind_spots_flag_decorated_functions_with_logic(tmp_path: Path) -> None
         "    @property\n"
         "    def empty(self):\n"
         "        pass\n"
+        "    @property\n"
+        "    def doubled(self):\n"
+        "        return self.scaled(self.size * 2)\n"
+        "    @property\n"
+        "    def passed_on(self):\n"
+        "        return self.scaled(self.size, factor=2)\n"
     )
     assert [
         (f"{source}:4 shape", False),
         (f"{source}:8 size", True),
         (f"{source}:14 name", False),
         (f"{source}:17 empty", True),
+        (f"{source}:20 doubled", True),  # a call is a delegation only when its arguments compute nothing
+        (f"{source}:23 passed_on", False),
     ] == blind_spots([source])
 
 

@@ -111,7 +111,11 @@ def test_main_runs_mutmut_then_exports_then_gates(monkeypatch: pytest.MonkeyPatc
 
 @pytest.mark.parametrize(
     ("run_code", "export_code", "message"),
-    [(4, 0, "mutmut run exited 4"), (0, 5, "mutmut export-cicd-stats exited 5")],
+    [
+        (4, 0, "mutmut run exited 4"),
+        (0, 5, "mutmut export-cicd-stats exited 5"),
+        (0, 1, "mutmut export-cicd-stats exited 1"),  # 1 too: the gate would read stale stats
+    ],
 )
 def test_main_stops_with_the_failing_step_code(
     monkeypatch: pytest.MonkeyPatch,

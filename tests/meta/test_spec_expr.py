@@ -34,6 +34,9 @@ REFUSED = [
     pytest.param("~x", "Invert is not allowed", id="invert"),
     pytest.param("x << 1", "LShift is not allowed", id="shift"),
     pytest.param("x in x", "comparison not allowed", id="membership"),
+    pytest.param("x < x in x", "comparison not allowed", id="membership-in-a-chain"),
+    pytest.param("x < x is x", "comparison not allowed", id="identity-in-a-chain"),
+    pytest.param("x in x < x", "comparison not allowed", id="membership-first-in-a-chain"),
     pytest.param("[x]", "List is not allowed", id="list"),
     pytest.param("x +", "not an expression", id="syntax"),
     pytest.param("x = 1", "not an expression", id="statement"),
@@ -79,6 +82,11 @@ ALLOWED = [
     pytest.param("x != 3", {"x": 3}, False, id="not-equal"),
     pytest.param("x >= 4", {"x": 3}, False, id="greater-equal"),
     pytest.param("x > 2", {"x": 3}, True, id="greater"),
+    # every comparison at its boundary, where the strict and the inclusive forms differ
+    pytest.param(
+        "(x >= 3) + 2 * (x <= 3) + 4 * (x > 3) + 8 * (x < 3)", {"x": 3}, 3, id="comparisons-at-equality"
+    ),
+    pytest.param("(x == 3) + 2 * (x != 3)", {"x": 3.0}, 1, id="equality-of-int-and-float"),
     pytest.param("step(x) + ge(x, 1) + lt(x, 1)", {"x": 0.0}, 1.0, id="masks-at-zero"),
 ]
 

@@ -417,6 +417,27 @@ def expression(kind: str, field: str, value: Any) -> Edit:
     return at(kind, field, value)
 
 
+def with_precedence(order: list[str], unordered: list[list[str]]) -> Edit:
+    """Add a precedence row ordering the failure row (and whatever else order and unordered name)."""
+
+    def edit(document: dict[str, Any]) -> None:
+        document["rows"].append(
+            {
+                "id": "X99.order.o",
+                "kind": "precedence",
+                "title": "an order",
+                "origin": "decision",
+                "entry": "somewhere",
+                "order": order,
+                "unordered": unordered,
+                "statement": "first wins",
+                "examples": [{"faults": [order[0], order[0]], "case": {}, "raises": order[0]}],
+            }
+        )
+
+    return edit
+
+
 SCHEMA_CASES = [
     *(
         row_case(kind, field, DROP, f": '{field}' is a required property", f"{kind}-without-{field}")
@@ -513,6 +534,31 @@ SCHEMA_CASES = [
         [at("contract", "enforced_by", ["X99.fail.f", "X99.fail.nowhere"])],
         r"row 'X99\.contract\.c': enforced_by names unknown row 'X99\.fail\.nowhere'$",
         id="enforced-by-unknown-id",
+    ),
+    # each check meets its broken item second, after a good one: a check that reads only the first
+    # item, or only one of the fields that name rows, lets it in
+    pytest.param(
+        [
+            expression("formula", "expr", "2*K - exp(0) + 1 / (K - 1)"),
+            at("formula", "examples", [{"where": {"K": 2}, "value": 4}, {"where": {"K": 1}, "value": 2}]),
+        ],
+        r"row 'X99\.cost\.f': examples/1: expr does not evaluate at \{'K': 1\} \(ZeroDivisionError",
+        id="second-example-does-not-evaluate",
+    ),
+    pytest.param(
+        [with_precedence(["X99.fail.f", "X99.fail.nowhere"], [])],
+        r"row 'X99\.order\.o': order names unknown row 'X99\.fail\.nowhere'$",
+        id="order-unknown-id",
+    ),
+    pytest.param(
+        [with_precedence(["X99.fail.f", "X99.cost.f"], [["X99.fail.f", "X99.fail.nowhere"]])],
+        r"row 'X99\.order\.o': order names unknown row 'X99\.fail\.nowhere'$",
+        id="unordered-unknown-id",
+    ),
+    pytest.param(
+        [expression("gradient", "forward", "a * k * g")],
+        r"row 'X99\.grad\.g': forward: unknown name 'g' in 'a \* k \* g'",
+        id="gradient-forward-reads-no-upstream",
     ),
 ]
 

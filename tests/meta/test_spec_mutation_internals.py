@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import math
 import random
 import shutil
@@ -303,3 +304,98 @@ def test_each_example_grad_moves_by_one() -> None:
         {"a": 1.0, "b": -1.0},
         {"a": 1.0, "b": -3.0},
     ] == grads
+
+
+SKIPPING = """
+import pytest
+
+
+def test_skips():
+    pytest.skip("not here")
+
+
+@pytest.mark.xfail(reason="known", strict=False)
+def test_expected_to_fail():
+    assert False
+"""
+
+
+def test_a_skip_or_an_expected_failure_is_no_failure(tmp_path: Path) -> None:
+    """first_failure reads a skipped test and an xfailed one as passing: neither kills a mutant."""
+    recorder = in_session(tmp_path, SKIPPING, lambda session: plugin.first_failure(session.items))
+    assert [None] == recorder.results
+
+
+def test_only_a_probe_extension_that_survives_is_satisfied() -> None:
+    """Of every operator the real catalog emits, only `extend` (a probe the implementation already
+    meets) survives as satisfied; any other survivor stays a survivor the gate counts."""
+    from contracts.spec_mutation.catalog import catalog
+    from contracts.spec_mutation.status import SATISFIED, SURVIVED
+
+    operators = sorted({mutant.operator for entry in catalog(SPECS) for mutant in entry.mutants})
+    assert "extend" in operators
+    assert len(operators) > 10
+    verdicts = {operator: plugin.survivor(operator) for operator in operators}
+    assert {operator: SURVIVED for operator in operators} | {"extend": SATISFIED} == verdicts
+
+
+@pytest.mark.parametrize("row_id", [f"X.cost.q{index}" for index in range(20)])
+def test_a_mutant_wrong_on_a_quarter_of_the_domain_is_no_equivalent(row_id: str) -> None:
+    """K + (K == 3) differs from K only at K = 3 of 1..4: the sampler finds it for every row seed, so a
+    real mutant is never dropped as 'the same function' for want of draws."""
+    formula = {
+        "id": row_id,
+        "kind": "formula",
+        "expr": "K",
+        "symbols": {"K": {"min": 1, "max": 4, "type": "int"}},
+    }
+    assert not equivalent(formula, {**formula, "expr": "K + (K == 3)"})
+
+
+def test_several_row_prefixes_select_every_row_any_of_them_names() -> None:
+    """--rows A --rows B runs A's rows and B's, not their intersection."""
+    from contracts.spec_mutation.catalog import RowMutants
+    from contracts.spec_mutation.runner import chosen
+
+    entries = [RowMutants("f", row_id) for row_id in ("A.x", "B.y", "C.z")]
+    assert ["A.x", "B.y"] == [entry.row_id for entry in chosen(entries, ["A", "B"])]
+
+
+def if_guards_by_module(source: Path) -> dict[str, int]:
+    """The documented guards, counted independently of the tool: an `if` with no else whose block ends
+    in `raise`, in a module-level function or a method (not in a function nested in one), per module of
+    contracts, the tool's own package aside."""
+    counts: dict[str, int] = {}
+    for path in sorted((source / "contracts").rglob("*.py")):
+        parts = path.relative_to(source).with_suffix("").parts
+        module = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        if module.startswith("contracts.spec_mutation"):
+            continue
+        found = 0
+
+        def visit(node: Any, depth: int) -> None:
+            nonlocal found
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.If) and depth == 1 and not child.orelse:
+                    found += isinstance(child.body[-1], ast.Raise)
+                visit(child, depth + isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef))
+
+        visit(ast.parse(path.read_text(encoding="utf-8")), 0)
+        if found:
+            counts[module] = found
+    return counts
+
+
+def test_the_statement_plan_deletes_every_if_guard_of_every_module() -> None:
+    """Per module, the plan's `if` deletions are exactly the guards an independent walk counts: no
+    module (contracts.spec included) and no guard that builds its message before `raise` is left out."""
+    from contracts.spec_mutation.runner import statement_plan
+
+    root = Path(__file__).resolve().parents[2]
+    planned: dict[str, int] = {}
+    for entry in statement_plan(root, "contracts"):
+        if entry["id"].split(":")[-2] == "delete" and entry["description"].startswith("delete `if "):
+            planned[entry["module"]] = planned.get(entry["module"], 0) + 1
+    expected = if_guards_by_module(root / "src")
+    assert {"contracts.spec.expr", "contracts.spec.loader"} <= set(expected)
+    assert expected == planned
