@@ -111,6 +111,21 @@ def test_a_case_convention_leaves_other_rows_alone() -> None:
     )
 
 
+class WholeRowConvention(Engine):
+    name: ClassVar[str] = "whole-row"
+    capabilities: ClassVar[frozenset[str]] = frozenset({"tensor.sum"})
+    conventions: ClassVar[Mapping[str, str]] = {"S06.fail.axis": "refuses axes its own way"}
+
+
+def test_a_whole_row_convention_leaves_a_row_it_prefixes_alone() -> None:
+    """A convention for S06.fail.axis makes that row n/a, never S06.fail.axis-type (its id a prefix)."""
+    engine = WholeRowConvention()
+    assert ("whole-row convention: refuses axes its own way", None) == (
+        engine.lacks("tensor.sum", "S06.fail.axis"),
+        engine.lacks("tensor.sum", "S06.fail.axis-type"),
+    )
+
+
 @pytest.mark.parametrize(
     ("key", "expected"),
     [

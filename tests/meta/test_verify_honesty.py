@@ -294,6 +294,7 @@ BAD_DECLARATIONS = {
     "raising_version": "def version(self):\n        raise LookupError('no adapter package')",
     "interrupting_name": "@property\n    def name(self):\n        raise KeyboardInterrupt",
     "object_version": "def version(self):\n        return object()",
+    "misspelt_capability": "capabilities = frozenset({'scalar.mull'})",
 }
 for _module, _body in BAD_DECLARATIONS.items():
     ODD_ADAPTERS[_module] = (
@@ -348,6 +349,11 @@ DECLARATIONS_RAISED = "reading its declarations (name, capabilities, conventions
             ["--impl", "object_version:Engine"],
             f"{DECLARATIONS_RAISED} TypeError: Object of type object is not JSON serializable",
             id="version-not-data",
+        ),
+        pytest.param(
+            ["--impl", "misspelt_capability:Engine"],
+            "capabilities names unknown capabilities ['scalar.mull']",
+            id="misspelt-capability",
         ),
         pytest.param(["-o", "/no/such/dir/r.txt"], "--output /no/such/dir/r.txt: cannot write", id="output"),
         pytest.param(["--pytest-log", "."], "--pytest-log .: cannot write there", id="pytest-log"),

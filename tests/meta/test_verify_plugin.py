@@ -770,3 +770,32 @@ def test_a_reference_only_reason_is_its_markers_arguments_in_one_line() -> None:
     marked: Any = SimpleNamespace(get_closest_marker=lambda name: mark if name == "reference_only" else None)
     plain: Any = SimpleNamespace(get_closest_marker=lambda name: None)
     assert ("about our own types", None) == (reference_only_reason(marked), reference_only_reason(plain))
+
+
+def test_a_failed_setup_keeps_its_message() -> None:
+    """An error in setup (the adapter's fixture raising) is recorded with its message, as a failed call is."""
+    recorder = Recorder(None, progress=False)
+    recorder.pytest_runtest_logreport(report("setup", "failed", "E   RuntimeError: no device"))
+    (record,) = recorder.records.values()
+    assert ("error", "RuntimeError: no device") == (record.outcome, record.message)
+
+
+class Marked:
+    """An item with spec marks at two levels (a module's pytestmark, the function's own)."""
+
+    def __init__(self, *marks: tuple[str, ...]) -> None:
+        self.marks = [pytest.mark.spec(*ids).mark for ids in marks]
+
+    def iter_markers(self, name: str) -> list[Any]:
+        return [mark for mark in self.marks if mark.name == name]
+
+    def get_closest_marker(self, name: str) -> Any:
+        return self.iter_markers(name)[0]
+
+
+def test_spec_ids_come_from_every_level_of_marks() -> None:
+    """A test's spec ids are those of all its spec marks, each once, sorted."""
+    from contracts.verify.plugin import marked_ids
+
+    item = Marked(("B.rule.y", "A.rule.x"), ("A.rule.x", "C.rule.z"))
+    assert ["A.rule.x", "B.rule.y", "C.rule.z"] == marked_ids(item)  # type: ignore[arg-type]

@@ -961,3 +961,112 @@ def test_shared_reason_and_failure_without_message() -> None:
         "```sh",
         f"pytest {PROPERTY.format('r')} --impl fake --hypothesis-profile=ci",
     ] == (markdown[at : at + 6])
+
+
+# One row of each status beside a passed row: the exit code each status gives the run.
+STATUS_RECORDS: dict[str, list[Record]] = {
+    "passed": [record(PROPERTY.format("x"), ["A.rule.x"])],
+    "partly verified": [
+        record(PROPERTY.format("x"), ["A.rule.x"]),
+        record(GOLDEN.format("x"), ["A.rule.x"], "not applicable", reason=NA, examples=None),
+    ],
+    "not applicable": [
+        record(PROPERTY.format("x"), ["A.rule.x"], "not applicable", reason=NA, examples=None)
+    ],
+    "failed": [record(PROPERTY.format("x"), ["A.rule.x"], "failed", message="m")],
+    "not exercised": [record(PROPERTY.format("x"), ["A.rule.x"], "not exercised")],
+    "skipped": [record(PROPERTY.format("x"), ["A.rule.x"], "skipped", reason="no GPU", examples=None)],
+    "unbound": [],
+}
+EXIT_OF_STATUS = {
+    "passed": 0,
+    "partly verified": 0,
+    "not applicable": 0,
+    "failed": 1,
+    "not exercised": 1,
+    "skipped": 1,
+    "unbound": 1,
+}
+
+
+@pytest.mark.parametrize("status", sorted(STATUS_RECORDS))
+def test_the_exit_code_each_row_status_gives(status: str) -> None:
+    """Beside a passed row, a row passed, partly verified or n/a keeps exit 0; failed, not exercised
+    (a test that never called the engine), skipped or unbound makes it 1, with the row's problem line."""
+    rows = [
+        {"id": "A.grad.ok", "title": "t", "kind": "gradient", "stage": "A"},
+        {**ROWS[2], "id": "A.rule.x"},
+    ]
+    records = [RECORDS[0], *STATUS_RECORDS[status]]
+    report = make_report(records, rows=aggregate(rows, records, Rerun("fake", "ci")), unknown_ids={})
+    assert (status, EXIT_OF_STATUS[status]) == (report.rows[1].status, report.exit_code())
+    assert (f"A.rule.x: {status}" in report.problems()) == bool(EXIT_OF_STATUS[status])
+
+
+def test_a_row_holds_only_the_tests_naming_its_own_id() -> None:
+    """A.fail.axis and A.fail.axis-type (one id a prefix of the other, as S06.fail.axis and
+    S06.fail.axis-type): each row reads only its own tests."""
+    rows = [
+        {"id": f"A.fail.{name}", "title": "t", "kind": "failure", "stage": "A"}
+        for name in ("axis", "axis-type")
+    ]
+    records = [
+        record(PROPERTY.format("axis"), ["A.fail.axis"], "not applicable", reason=NA, examples=None),
+        record(PROPERTY.format("axis_type"), ["A.fail.axis-type"], "failed", message="m"),
+    ]
+    statuses = [
+        (result.id, result.status, len(result.tests)) for result in aggregate(rows, records, Rerun("f", "ci"))
+    ]
+    assert [("A.fail.axis", "not applicable", 1), ("A.fail.axis-type", "failed", 1)] == statuses
+
+
+def test_a_module_method_declined_in_tests_that_were_not_applicable_is_still_never_built() -> None:
+    """never_built reads every record, n/a ones too: a method declined only in tests that went on to be
+    n/a (ModuleUnsupported, then a skip) is still a declared capability with nothing built."""
+    declined = record(
+        GOLDEN.format("ok"),
+        ["A.rule.na"],
+        "not applicable",
+        reason=NA,
+        examples=None,
+        declined=["module_mlp"],
+    )
+    problems = make_report([*RECORDS[:2], declined]).problems()
+    assert [f"module_mlp: {NEVER_BUILT}"] == [line for line in problems if line.startswith("module_")]
+
+
+def test_the_stage_table_sums_to_the_status_table() -> None:
+    """Summed over stages, the per-stage counts are the per-status counts (a partly verified row is
+    counted as such in both)."""
+    records = [*RECORDS, record(GOLDEN.format("free"), ["B.rule.free"]), *STATUS_RECORDS["partly verified"]]
+    rows = [*ROWS, {**ROWS[2], "id": "A.rule.x"}]
+    summary = summarize(aggregate(rows, records, Rerun("fake", "ci")))
+    totals: dict[str, int] = {}
+    for counts in summary["by_stage"].values():
+        for status, count in counts.items():
+            totals[status] = totals.get(status, 0) + count
+    assert {status: count for status, count in totals.items() if count} == {
+        status: count for status, count in summary["by_status"].items() if count
+    }
+    assert 1 == summary["by_status"]["partly verified"]
+
+
+def test_an_unknown_id_lists_every_test_naming_it() -> None:
+    """Two tests naming the same unknown id are both listed under it."""
+    records = [record(PROPERTY.format("a"), ["Z.nope"]), record(GOLDEN.format("b"), ["Z.nope", "A.grad.ok"])]
+    assert {"Z.nope": [PROPERTY.format("a"), GOLDEN.format("b")]} == unknown_ids(
+        [r["id"] for r in ROWS], records
+    )
+
+
+def test_every_format_says_what_was_selected_and_when_nothing_was_verified() -> None:
+    """A --rows (or --quick) selection alone, without -k, is in the table's selection line; a run that
+    verified nothing says so in the table and in markdown alike."""
+    selected = make_report(
+        RECORDS, selection={"rows": ["A."], "keyword": None, "quick": "10^4 chain", "seed": None}
+    )
+    assert "selection: rows ['A.'], quick 10^4 chain" in format_table(selected).splitlines()
+    nothing = [record(PROPERTY.format("na"), ["A.rule.na"], "not applicable", reason=NA, examples=None)]
+    unverified = make_report(nothing, rows=aggregate(ROWS[2:3], nothing, Rerun("fake", "ci")), unknown_ids={})
+    for text in (format_table(unverified), format_markdown(unverified)):
+        assert NOTHING_VERIFIED in text

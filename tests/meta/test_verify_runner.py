@@ -530,3 +530,25 @@ def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path)
             runner.preflight(VerifyOptions(**arguments))
         seen.append(str(refused.value))
     assert expected == seen
+
+
+@pytest.mark.parametrize("code", [2, 3, 4])
+def test_a_pytest_that_ended_abnormally_is_never_green(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, code: int
+) -> None:
+    """A child that wrote results but exited 2 (interrupted), 3 (internal error) or 4 (usage) keeps that
+    code in the report, which names it as a problem and exits 1, however the recorded tests did. Under
+    --rows, a test naming a selected row and another, unselected one names no unknown id."""
+    root = make_suite(tmp_path)
+    passing = {
+        "exitstatus": code,
+        "impl": "reference",
+        "tests": [Record(ADD, ["S03.grad.add", "S05.cost.vector-add"], examples=7).to_json()],
+        "collection_errors": [],
+    }
+    fake_child(monkeypatch, passing, code)
+    monkeypatch.chdir(tmp_path)
+    report = verify(VerifyOptions(impl="reference", suite=str(root), rows=["S03.grad.add"], progress=False))
+    assert (code, {}) == (report.pytest_exit_code, report.unknown_ids)
+    assert (1, [f"pytest exited with code {code}"]) == (report.exit_code(), report.problems())
+    assert "passed" == report.rows[0].status
