@@ -42,9 +42,16 @@ def value_assigned(data: float) -> Value:
 
 # a Value element is checked too: its data (assigned, as an optimizer may) must be finite
 non_finite_element = st.one_of(non_finite_float, non_finite_float.map(value_assigned))
-not_a_sequence_of_tokens = st.sampled_from([5, 2.0, None, "abc", b"ab", {1, 2}])
+# iterables that are no sequence (a set, an iterator, a generator) included: each drawn afresh
+not_a_sequence_of_tokens = st.one_of(
+    st.sampled_from([5, 2.0, None, "abc", b"ab"]),
+    st.builds(lambda: {1, 2}),
+    st.builds(lambda: iter([0, 1])),
+    st.builds(lambda: (token for token in (0, 1))),
+)
 not_a_real = st.sampled_from([True, False, "1", None, 1j, [1.0], b"1"])
-not_an_exact_int = st.sampled_from([True, False, 1.0, "1", None, 2.5])
+# numpy's integers are not Python ints: a count or budget of np.int64 would wrap past 2**63 unchecked
+not_an_exact_int = st.sampled_from([True, False, 1.0, "1", None, 2.5, np.int64(2), np.int32(1)])
 
 # ---------------------------------------------------------------- Stage 05: shapes and embeddings
 
@@ -595,7 +602,7 @@ def initializer_failure(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[st
     }
 
 
-budget_of_wrong_type = st.sampled_from([True, False, 3.0, "4", None, 2.5])
+budget_of_wrong_type = st.sampled_from([True, False, 3.0, "4", None, 2.5, np.int64(10**6)])
 
 
 # ---------------------------------------------------------------- spec tooling (helper: tooling)

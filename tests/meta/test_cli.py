@@ -87,6 +87,12 @@ def test_specs_lists_rows_with_failure_details(capsys: pytest.CaptureFixture[str
     assert "2 rows" == lines[-1]
 
 
+def test_specs_rows_are_id_prefixes_not_substrings(capsys: pytest.CaptureFixture[str]) -> None:
+    """--rows fail.token names the inside of S05.fail.token-id, not its start: no row is selected."""
+    assert 0 == main(["specs", "--rows", "fail.token"])
+    assert "0 rows" == capsys.readouterr().out.splitlines()[-1]
+
+
 def test_specs_json_filters_by_stage_and_kind(capsys: pytest.CaptureFixture[str]) -> None:
     """--stage and --kind filter; --format json gives one object per row."""
     assert 0 == main(["specs", "--stage", "03", "--kind", "gradient", "--format", "json"])

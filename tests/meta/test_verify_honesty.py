@@ -660,3 +660,51 @@ def test_an_engine_that_disarms_the_time_limit_cannot_stall_verify(
     messages = [test["message"] for test in row["tests"] if test["outcome"] == "failed"]
     assert (1, "failed") == (code, row["status"])
     assert any("the engine disarmed or swallowed the time limit" in str(message) for message in messages)
+
+
+def test_the_probe_writes_every_kind_of_load_error_as_its_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """In this process (what the probe child runs): a missing extra, an unknown engine, a declaration the
+    spec does not know and a declaration that raises each become {"error": one line}; with unreadable
+    spec rows the declarations are still read (verify's own read names the rows' problem)."""
+    from contracts.verify import probe
+
+    (tmp_path / "raising_version.py").write_text(ODD_ADAPTERS["raising_version"], encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "raising_version", raising=False)
+    monkeypatch.setitem(sys.modules, "micrograd.engine", None)
+
+    def written(name: str, suite: Path = ROOT) -> dict[str, Any]:
+        out = tmp_path / "out.json"
+        assert 0 == probe.main([name, str(suite), str(out)])
+        result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
+        return result
+
+    assert "pip install -e '.[micrograd]'" in written("micrograd")["error"]
+    assert written("json:Nothing")["error"].startswith("unknown engine 'json:Nothing' (AttributeError")
+    assert written("tests.meta.dtype_engines:UnknownDtype")["error"].endswith(
+        "unknown-dtype: dtype 'bfloat16' is not one of float64, float32"
+    )
+    assert written("raising_version:Engine")["error"].endswith(
+        f"{DECLARATIONS_RAISED} LookupError: no adapter package"
+    )
+    assert "reference" == written("reference", tmp_path)["engine"]["name"]  # tmp_path has no specs/
+
+
+def test_the_probe_leaves_at_once_with_its_streams_flushed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """leave flushes stdout and stderr, then ends the process with os._exit and the code given."""
+    from contracts.verify import probe
+
+    events: list[object] = []
+    monkeypatch.setattr(sys.stdout, "flush", lambda: events.append("stdout"))
+    monkeypatch.setattr(sys.stderr, "flush", lambda: events.append("stderr"))
+
+    def exit_now(code: int) -> None:
+        events.append(code)
+        raise SystemExit(code)
+
+    monkeypatch.setattr(os, "_exit", exit_now)
+    with pytest.raises(SystemExit):
+        probe.leave(7)
+    assert ["stdout", "stderr", 7] == events

@@ -404,14 +404,16 @@ def test_an_abandoned_test_is_failed_and_the_results_are_written_at_once(tmp_pat
     out = tmp_path / "out.json"
     recorder = Recorder(out, progress=False)
     recorder.impl = "reference"
-    recorder.expect(["a.py::done", "a.py::hung", "a.py::later"])
+    recorder.expect(["a.py::done", "a.py::broke", "a.py::hung", "a.py::later"])
     phases_of: dict[str, tuple[When, ...]] = {
         "a.py::done": ("setup", "call", "teardown"),
+        "a.py::broke": ("setup", "call"),  # failed in its call, then the session ended
         "a.py::hung": ("setup",),
     }
     for nodeid, phases in phases_of.items():
         for when in phases:
-            phase = report(when, "passed")
+            failed = nodeid == "a.py::broke" and when == "call"
+            phase = report(when, "failed" if failed else "passed", "E   boom" if failed else None)
             phase.nodeid = nodeid
             recorder.pytest_runtest_logreport(phase)
     recorder.abandon("a.py::hung", "hung here")
@@ -421,6 +423,7 @@ def test_an_abandoned_test_is_failed_and_the_results_are_written_at_once(tmp_pat
     assert (1, "reference") == (written["exitstatus"], written["impl"])
     assert {
         "a.py::done": ("passed", None),
+        "a.py::broke": ("failed", "boom"),  # its own failure kept
         "a.py::hung": ("failed", "hung here"),
         "a.py::later": ("error", later),
     } == outcomes

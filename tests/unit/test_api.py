@@ -62,3 +62,76 @@ def test_reset_node_counter_installs_a_fresh_counter_and_leaves_the_earlier_one_
     add(x, x)
     assert first is not second
     assert (1, 2) == (first.nodes, second.nodes)
+
+
+def test_each_error_type_has_exactly_its_documented_bases() -> None:
+    """A budget refusal is no ShapeError (fix the limits, not the shapes) and a shape error no ValueError
+    (a caller's `except ValueError` cannot swallow it): each type's bases are exactly these."""
+    from contracts import errors
+
+    expected = {
+        "ContractError": ("ContractError", "Exception", "BaseException", "object"),
+        "ShapeError": ("ShapeError", "ContractError", "Exception", "BaseException", "object"),
+        "ResourceBudgetError": (
+            "ResourceBudgetError",
+            "ContractError",
+            "Exception",
+            "BaseException",
+            "object",
+        ),
+        "ParameterIdentityError": (
+            "ParameterIdentityError",
+            "ContractError",
+            "Exception",
+            "BaseException",
+            "object",
+        ),
+        "FrozenError": (
+            "FrozenError",
+            "ContractError",
+            "AttributeError",
+            "Exception",
+            "BaseException",
+            "object",
+        ),
+    }
+    defined = {
+        name
+        for name, value in vars(errors).items()
+        if isinstance(value, type) and value.__module__ == errors.__name__
+    }
+    assert set(expected) == defined
+    assert expected == {name: tuple(k.__name__ for k in getattr(errors, name).__mro__) for name in expected}
+
+
+def test_no_validated_object_has_a_dict_to_write_behind_its_checks() -> None:
+    """Every Frozen class of the package, and each class it derives from, declares __slots__: an instance
+    has no __dict__, so no attribute can be attached past FrozenError's wall (vars(obj)[...] = ...)."""
+    import importlib
+    import pkgutil
+
+    import contracts
+    from contracts.frozen import Frozen
+
+    for module in pkgutil.walk_packages(contracts.__path__, "contracts."):
+        if not module.name.endswith("__main__"):  # an entry point runs its command when imported
+            importlib.import_module(module.name)
+
+    def subclasses(cls: type) -> list[type]:
+        found: list[type] = []
+        directs: list[type] = cls.__subclasses__()
+        for direct in directs:
+            found += [direct, *subclasses(direct)]
+        return found
+
+    frozen = {
+        cls for cls in subclasses(Frozen) if cls.__module__.startswith("contracts.")
+    }  # tests' own aside
+    assert len(frozen) >= 14  # Vector ... Tensor: the walk found the package's validated types
+    unslotted = sorted(
+        f"{cls.__module__}.{cls.__qualname__} ({base.__qualname__})"
+        for cls in frozen
+        for base in cls.__mro__[:-1]
+        if "__slots__" not in vars(base)
+    )
+    assert [] == unslotted
