@@ -681,14 +681,16 @@ def test_the_probe_writes_every_kind_of_load_error_as_its_line(
         result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
         return result
 
-    assert "pip install -e '.[micrograd]'" in written("micrograd")["error"]
+    assert written("micrograd")["error"].startswith(
+        "--impl micrograd: the micrograd engine needs the 'micrograd'"
+    )
     assert written("json:Nothing")["error"].startswith("unknown engine 'json:Nothing' (AttributeError")
-    assert written("tests.meta.dtype_engines:UnknownDtype")["error"].endswith(
-        "unknown-dtype: dtype 'bfloat16' is not one of float64, float32"
+    unknown_dtype = "unknown-dtype: dtype 'bfloat16' is not one of float64, float32"
+    assert {"error": f"--impl tests.meta.dtype_engines:UnknownDtype: {unknown_dtype}"} == written(
+        "tests.meta.dtype_engines:UnknownDtype"
     )
-    assert written("raising_version:Engine")["error"].endswith(
-        f"{DECLARATIONS_RAISED} LookupError: no adapter package"
-    )
+    raised = f"--impl raising_version:Engine: {DECLARATIONS_RAISED} LookupError: no adapter package"
+    assert {"error": raised} == written("raising_version:Engine")
     assert "reference" == written("reference", tmp_path)["engine"]["name"]  # tmp_path has no specs/
 
 
