@@ -568,6 +568,7 @@ PATCHES = {
 }
 
 
+@children
 @pytest.mark.parametrize("patched", sorted(PATCHES))
 def test_an_adapter_that_grades_itself_is_not_green(
     patched: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
@@ -620,6 +621,7 @@ SKIPS_ITSELF = (
 )
 
 
+@children
 def test_an_engine_that_skips_its_own_tests_fails_them(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
@@ -646,6 +648,7 @@ DISARMS_THE_ALARM = (
 )
 
 
+@children
 def test_an_engine_that_disarms_the_time_limit_cannot_stall_verify(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:

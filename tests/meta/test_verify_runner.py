@@ -302,8 +302,10 @@ def test_verify_assembles_the_report_from_the_child_results(
     monkeypatch.chdir(tmp_path)
     for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "HYPOTHESIS_STORAGE_DIRECTORY"):
         monkeypatch.delenv(name, raising=False)
-    # the child's (and each repro's) PYTHONPATH: the current directory, then the adapter's import root
-    path = f"{tmp_path}:{Path(contracts.__file__).resolve().parents[1]}"
+    # the child's (and each repro's) PYTHONPATH: the current directory, then the adapter's import root as
+    # the probe child found it (under mutmut this process imports contracts from mutants/src, the child
+    # from the installed package)
+    path = f"{tmp_path}:{resolve_engine('reference', root)['module_root']}"
     options = VerifyOptions(
         impl="reference",
         suite=str(root),
