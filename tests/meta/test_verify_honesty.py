@@ -695,6 +695,17 @@ def test_the_probe_writes_every_kind_of_load_error_as_its_line(
     raised = f"--impl raising_version:Engine: {DECLARATIONS_RAISED} LookupError: no adapter package"
     assert {"error": raised} == written("raising_version:Engine")
     assert "reference" == written("reference", tmp_path)["engine"]["name"]  # tmp_path has no specs/
+    from contracts.engines.reference import ReferenceEngine
+
+    assert {
+        "impl": "reference",
+        "name": "reference",
+        "target": "contracts.engines.reference:ReferenceEngine",
+        "version": None,
+        "capabilities": sorted(ReferenceEngine.capabilities),
+        "conventions": {},
+        "dtype": "float64",
+    } == written("reference")["engine"]
 
 
 def test_the_probe_leaves_at_once_with_its_streams_flushed(monkeypatch: pytest.MonkeyPatch) -> None:
