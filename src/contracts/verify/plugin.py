@@ -211,6 +211,10 @@ class Recorder:
         elapsed = time.monotonic() - self.started
         print(f"verify {elapsed:6.1f}s {line}", file=sys.stderr)  # stderr is line-buffered
 
+    def unreported(self, nodeid: str) -> Record:
+        """The test's record, made from its collected spec ids if no report of it arrived."""
+        return self.records.setdefault(nodeid, Record(nodeid, list(self.marked.get(nodeid, ()))))
+
     def note_unfinished(self, exitstatus: int) -> None:
         """A collected test that never reached its teardown (the session ended first: pytest.exit, an
         interrupt) is an error: its row must not read passed on the tests that did run. Under xdist the
@@ -218,7 +222,7 @@ class Recorder:
         for nodeid in self.collected:
             if nodeid in self.ended:
                 continue
-            record = self.records.setdefault(nodeid, Record(nodeid, list(self.marked.get(nodeid, ()))))
+            record = self.unreported(nodeid)
             if record.outcome not in (FAILED, ERROR):
                 record.outcome, record.reason = ERROR, None
                 record.message = (
@@ -228,7 +232,7 @@ class Recorder:
     def abandon(self, nodeid: str, message: str) -> None:
         """The test nodeid hangs past its time limit and the process ends next (the suite's backstop):
         record it failed with message, every test not ended an error, and write the results now."""
-        record = self.records.setdefault(nodeid, Record(nodeid, list(self.marked.get(nodeid, ()))))
+        record = self.unreported(nodeid)
         record.outcome, record.reason, record.message = FAILED, None, message
         self.ended.add(nodeid)
         self.write(HUNG_STATUS)
