@@ -90,6 +90,18 @@ def test_html_colours_each_cell_and_puts_the_reason_on_hover(tmp_path: Path) -> 
     assert "http" not in page.replace('lang="en"', "")  # nothing loaded from elsewhere
 
 
+def test_a_row_takes_its_title_and_stage_from_the_first_report_that_holds_it() -> None:
+    """Reports that disagree on a row's title or stage (another spec version): the first one's are shown."""
+    first = (matrix.Column("a", {}), [matrix.RowInfo("X.y", "first title", "X")])
+    second = (
+        matrix.Column("b", {}),
+        [matrix.RowInfo("X.y", "second title", "Z"), matrix.RowInfo("Z.z", "z", "Z")],
+    )
+    assert [matrix.RowInfo("X.y", "first title", "X"), matrix.RowInfo("Z.z", "z", "Z")] == build(
+        [first, second]
+    ).rows
+
+
 def test_a_missing_row_reads_as_absent() -> None:
     """A row one report lacks is shown as deselected with the reason that the report does not hold it."""
     made = build([(matrix.Column("e", {}), [matrix.RowInfo("X.y", "t", "X")])])

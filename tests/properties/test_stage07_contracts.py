@@ -140,6 +140,29 @@ def test_checked_init_value() -> None:
         checked_init_value(math.nan, "w", "x")
 
 
+@pytest.mark.spec("S07.fail.init-non-finite", "S07.rule.weight-layout")
+def test_an_initializer_refusal_names_the_position_it_came_from() -> None:
+    """A bad result at (tensor, row o, column i) is refused naming that tensor, then o, then i."""
+    plan = ModelPlan.mlp([3, 4, 2])
+    # Every position of both (C_out, C_in) weights; most are asymmetric, so a swapped pair shows.
+    positions = [
+        (f"fc{n + 1}.weight", o, i)
+        for n, (c_in, c_out) in enumerate([(3, 4), (4, 2)])
+        for o in range(c_out)
+        for i in range(c_in)
+    ]
+    for tensor, o, i in positions:
+
+        def bad_at(
+            name: object, row: object, col: object, at: tuple[str, int, int] = (tensor, o, i)
+        ) -> float:
+            return math.inf if (name, row, col) == at else 0.5
+
+        message = f"ModelPlan.materialize: initializer({tensor!r}, {o}, {i}) must be finite, got inf"
+        with pytest.raises(ValueError, match=exactly(message)):
+            plan.materialize(bad_at)
+
+
 # ---------------------------------------------------------------- LinearPlan
 
 
@@ -873,6 +896,9 @@ def test_plan_command_layout(capsys: pytest.CaptureFixture[str], monkeypatch: py
         parse_widths("3,x")
     with pytest.raises(SystemExit):
         plan_main(["--tokens", "2"])
+    # The totals are the widest numbers (12 digits here, every step's at most 11): still aligned.
+    wide = format_plan([300, 400, 300], 300_000, False).splitlines()
+    assert (["143910000000"], 1) == (wide[-1].split()[-1:], len({len(line) for line in wide[1:]}))
     capsys.readouterr()
     assert 2 == plan_main(["--widths", "3,2", "--tokens", "0"])
     assert (
