@@ -27,7 +27,7 @@ from contracts.tensor.norm import rms_norm
 from contracts.tensor.softmax import cross_entropy
 from tests import strategies as s
 from tests.probes import NOT_GIVEN, Attempt, CountingInitializer
-from tests.stage05_cases import counted_embedding
+from tests.stage05_cases import NOT_VALUE_TYPES, counted_embedding
 from tests.stage07_cases import counted_model, input_matrix, parameters_of, spec_model_cost, spec_value
 from tests.stage08_block_cases import counted_block, replace_gain, spec_block_cost, spec_block_parameters
 from tests.stage08_block_cases import parameters_of as block_parameters
@@ -134,8 +134,17 @@ def matmul_build(case: Case) -> Built:
     return Built(Attempt(lambda: a.matmul(other, case.get("budget")), offending=named(case)))
 
 
+def value_type(case: Case) -> Any:
+    """The case's value_type: CountingValue, or the named type of S05.fail.value-type's table."""
+    return NOT_VALUE_TYPES[case["value_type"]] if "value_type" in case else CountingValue
+
+
+def vector_constructor_build(case: Case) -> Built:
+    return Built(Attempt(lambda: Vector(case["elements"], value_type(case)), offending=named(case)))
+
+
 def matrix_build(case: Case) -> Built:
-    return Built(Attempt(lambda: Matrix(case["rows"], CountingValue), offending=named(case)))
+    return Built(Attempt(lambda: Matrix(case["rows"], value_type(case)), offending=named(case)))
 
 
 def embedding_plan_cost(case: Case) -> int:
@@ -195,7 +204,9 @@ def model_plan_build(case: Case) -> Built:
 
     def action() -> object:
         plans = [LinearPlan(name, a, b) for name, (a, b) in zip(case["names"], case["layers"], strict=True)]
-        return ModelPlan(plans, parameter_budget=case.get("budget")).materialize(initializer, CountingValue)
+        return ModelPlan(plans, parameter_budget=case.get("budget")).materialize(
+            initializer, value_type(case)
+        )
 
     return Built(Attempt(action, initializer=initializer, offending=named(case)))
 
@@ -209,7 +220,7 @@ def linear_build(case: Case) -> Built:
     plan = LinearPlan("fc1", case["in"], case["out"], case["use_bias"])
     return Built(
         Attempt(
-            lambda: plan.materialize(initializer, CountingValue, parameter_budget=case.get("budget")),
+            lambda: plan.materialize(initializer, value_type(case), parameter_budget=case.get("budget")),
             initializer=initializer,
             offending=named(case),
         )
@@ -358,10 +369,23 @@ ENTRIES: dict[str, Entry] = {
         },
         matmul_build,
     ),
+    "S05.order.vector-constructor": Entry(
+        "shapes",
+        s.precedence_vector_elements(),
+        {
+            "S05.fail.value-type": s.inject_value_type,
+            "S05.fail.container-type": s.inject_vector_container,
+            "S05.fail.element-type": lambda case: s.inject_vector_element(case, s.not_a_real),
+            "S05.fail.element-nonfinite": lambda case: s.inject_vector_element(case, s.non_finite_float),
+            "S05.fail.empty-dimension": s.inject_no_elements,
+        },
+        vector_constructor_build,
+    ),
     "S05.order.matrix": Entry(
         "shapes",
         s.precedence_matrix(),
         {
+            "S05.fail.value-type": s.inject_value_type,
             "S05.fail.container-type": s.inject_row_container,
             "S05.fail.ragged-row": s.inject_ragged,
             "S05.fail.element-type": lambda case: s.inject_element(case, s.not_a_real),
@@ -400,6 +424,7 @@ ENTRIES: dict[str, Entry] = {
             "S07.fail.parameter-budget": lambda case: s.inject_over_budget(
                 case, model_parameters(case["layers"])
             ),
+            "S05.fail.value-type": s.inject_value_type,
             "S07.fail.init-type": lambda case: s.inject_init_result(
                 case, model_parameters(case["layers"]), s.not_a_float
             ),
@@ -414,6 +439,7 @@ ENTRIES: dict[str, Entry] = {
         s.precedence_linear(),
         {
             "S07.fail.parameter-budget": lambda case: s.inject_over_budget(case, linear_parameters(case)),
+            "S05.fail.value-type": s.inject_value_type,
             "S07.fail.init-type": lambda case: s.inject_init_result(
                 case, case["in"] * case["out"], s.not_a_float
             ),

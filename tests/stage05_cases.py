@@ -6,7 +6,10 @@ from collections.abc import Callable
 from typing import Any
 
 from contracts import CountingValue, Embedding, EmbeddingPlan, Matrix, Value, Vector
+from contracts.block import BlockPlan
 from contracts.graph import topological_order
+from contracts.linear import LinearPlan
+from contracts.model import ModelPlan
 from contracts.shapes import dot_cost, matmul_cost
 from tests.probes import NOT_GIVEN, Attempt, CountingInitializer
 
@@ -53,13 +56,16 @@ NOT_VALUE_TYPES: dict[str, object] = {
 
 
 def value_type_attempt(case: Case) -> Attempt:
-    """target Vector, Matrix or EmbeddingPlan given the named value_type that is not a Value type."""
+    """target (a constructor that makes Values from numbers) given a value_type that is not a Value type."""
     bad: Any = NOT_VALUE_TYPES[case["value_type"]]
     initializer = CountingInitializer()
     targets: dict[str, Callable[[], object]] = {
         "Vector": lambda: Vector([1.0, 2.0], bad),
         "Matrix": lambda: Matrix([[1.0], [2.0]], bad),
         "EmbeddingPlan": lambda: EmbeddingPlan(2, 1, 1).materialize(initializer, bad),
+        "LinearPlan": lambda: LinearPlan("fc1", 2, 3).materialize(initializer, bad),
+        "ModelPlan": lambda: ModelPlan.mlp([2, 3, 1]).materialize(initializer, bad),
+        "BlockPlan": lambda: BlockPlan.rmsnorm_mlp([2, 3, 2]).materialize(initializer, bad),
     }
     return Attempt(targets[case["target"]], initializer=initializer, offending=bad)
 

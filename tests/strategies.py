@@ -762,6 +762,39 @@ def precedence_matrix(draw: st.DrawFn) -> dict[str, Any]:
 
 
 @st.composite
+def precedence_vector_elements(draw: st.DrawFn) -> dict[str, Any]:
+    """1-4 finite elements: room for one bad element anywhere."""
+    return {"elements": draw(st.lists(finite_floats, min_size=1, max_size=4))}
+
+
+@st.composite
+def inject_value_type(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """A value_type from S05.fail.value-type's table of non-Value types (by name: cases are plain data)."""
+    return naming(case, value_type=draw(not_a_value_type)["value_type"])
+
+
+@st.composite
+def inject_vector_container(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    bad = draw(not_a_sequence)
+    return naming(case, elements=bad, named=bad)
+
+
+@st.composite
+def inject_vector_element(
+    draw: st.DrawFn, case: dict[str, Any], bad: st.SearchStrategy[Any]
+) -> dict[str, Any]:
+    elements = list(case["elements"])
+    element = draw(bad)
+    elements[draw(st.integers(0, len(elements) - 1))] = element
+    return naming(case, elements=elements, named=element)
+
+
+@st.composite
+def inject_no_elements(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    return naming(case, elements=draw(st.sampled_from([[], ()])))
+
+
+@st.composite
 def precedence_embedding_forward(draw: st.DrawFn) -> dict[str, Any]:
     """C >= 2 and T >= 2, so two token faults fit at distinct positions."""
     config = {"V": draw(st.integers(1, 12)), "C": draw(st.integers(2, 6)), "D": draw(st.integers(1, 4))}
@@ -1157,7 +1190,9 @@ tensor_gradient_overflow = st.one_of(
 )
 not_a_value_type = st.fixed_dictionaries(
     {
-        "target": st.sampled_from(["Vector", "Matrix", "EmbeddingPlan"]),
+        "target": st.sampled_from(
+            ["Vector", "Matrix", "EmbeddingPlan", "LinearPlan", "ModelPlan", "BlockPlan"]
+        ),
         "value_type": st.sampled_from(["int", "float", "str", "None", "a Value", "object"]),
     }
 )
