@@ -11,6 +11,7 @@ import pytest
 from numpy.typing import NDArray
 
 from contracts.engines import Engine
+from contracts.engines.base import Program
 from contracts.spec import SpecRow, evaluate
 from contracts.spec.functions import array_functions
 from contracts.tensor import Tensor, add, matmul, maximum, multiply
@@ -270,3 +271,8 @@ class RecordingNamespace:
     def operations(self) -> set[str]:
         """The names asked for beyond converting data (asarray) and naming the namespace."""
         return self.asked - {"asarray", "__name__"}
+
+
+def chain(depth: int) -> Program:
+    """x + 1 + 1 + ... (depth adds), as a program over one leaf."""
+    return [("add", (index,), (1.0,)) for index in range(depth)]

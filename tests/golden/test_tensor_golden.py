@@ -33,6 +33,7 @@ from tests.tensor_cases import (
     OPS,
     as_arrays,
     assert_tensor_refused,
+    chain,
     gradient_row,
     refused_by_reference_only,
     require_reference,
@@ -97,11 +98,13 @@ def test_one_dimensional_matmul_example(engine: Engine, spec_row: SpecRow, examp
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("T.rule.broadcast-reduction")]))
 def test_broadcast_reduction_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
-    """(2, 1, 3) + (4, 1) in the frame (2, 4, 3), distinct upstream values: a sums axis 1, b axes 0 and 2."""
-    require(engine, "tensor.add", spec_row.id)
+    """(2, 1, 3) + (4, 1) in the frame (2, 4, 3): a sums axis 1, b axes 0 and 2; (2, 2, 3) @ (3, 2):
+    b's gradient is summed over the batch axis. Distinct upstream values, so a wrong axis shows."""
+    op = example["op"]
+    require(engine, f"tensor.{op}", spec_row.id)
     inputs, upstream = as_arrays(example["inputs"]), upstream_of(example)
-    _, spec_grads = spec_vjp(gradient_row("add"), inputs, upstream)
-    value, grads = engine.tensor_vjp("add", inputs, upstream)
+    _, spec_grads = spec_vjp(gradient_row(op), inputs, upstream)
+    value, grads = engine.tensor_vjp(op, inputs, upstream)
     expected = [example["grads"]["a"], example["grads"]["b"]]
     assert (expected, expected) == ([g.tolist() for g in spec_grads], [g.tolist() for g in grads])
     assert tuple(example["frame"]) == tuple(value.shape)
@@ -112,7 +115,7 @@ def test_broadcast_reduction_example(engine: Engine, spec_row: SpecRow, example:
 def test_summed_axes_example(engine: Engine) -> None:
     """The shared reducer sums axis 1 for (2, 1, 3) and axes 0, 2 for (4, 1) in the frame (2, 4, 3)."""
     require_reference(engine, "T.rule.broadcast-reduction")
-    (example,) = row("T.rule.broadcast-reduction")["examples"]
+    example = row("T.rule.broadcast-reduction")["examples"][0]  # the add: its summed axes are listed
     frame = tuple(example["frame"])
     assert example["axes"] == {
         name: list(summed_axes(frame, tuple(shape))) for name, shape in example["shapes"].items()
@@ -149,6 +152,19 @@ def test_accumulate_example(engine: Engine) -> None:
     once = x.grad.tolist()
     out.backward(np.ones(out.shape))
     assert (example["once"], example["twice"]) == (once, x.grad.tolist())
+
+
+@pytest.mark.spec("T.rule.deep-graph")
+def test_engine_deep_chain_example(engine: Engine) -> None:
+    """The spec's chain of 5,000 adds through the engine's program VJP: x + 5000, gradient 1 everywhere."""
+    require(engine, "tensor.program", "T.rule.deep-graph")
+    (example,) = row("T.rule.deep-graph")["examples"]
+    shape = tuple(example["shape"])
+    value, (grad,) = engine.tensor_program_vjp(chain(example["depth"]), [np.zeros(shape)], np.ones(shape))
+    assert (np.full(shape, float(example["depth"])).tolist(), np.full(shape, example["grad"]).tolist()) == (
+        np.asarray(value).tolist(),
+        np.asarray(grad).tolist(),
+    )
 
 
 @reference_only(OWN_TYPES)

@@ -178,8 +178,10 @@ def test_each_passing_test_of_another_engine_called_it(runs: dict[str, Any]) -> 
         if test["reference_only"] is not None and test["outcome"] != "not applicable"
     ]
     statuses = {row["id"]: row["status"] for row in report["rows"]}
-    assert ("not applicable", "passed") == (statuses["S05.cost.matmul"], statuses["S03.grad.mul"])
-    assert [] == [row_id for row_id, status in statuses.items() if status not in ("passed", "not applicable")]
+    # a row with reference-only tests is partly verified on another engine, never passed
+    assert ("not applicable", "partly verified") == (statuses["S05.cost.matmul"], statuses["S03.grad.mul"])
+    accepted = ("passed", "partly verified", "not applicable")
+    assert [] == [row_id for row_id, status in statuses.items() if status not in accepted]
     assert 0 == code
     assert "deep-graph chain of 10000 nodes" in report["selection"]["quick"]
 

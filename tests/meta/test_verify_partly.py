@@ -1,4 +1,4 @@
-"""A row whose engine tests were partly n/a is 'partly verified': accepted, never read as wholly passed."""
+"""A row some of whose tests were n/a on the engine is "partly verified": accepted, never read as passed."""
 
 from __future__ import annotations
 
@@ -10,14 +10,15 @@ import pytest
 from contracts.matrix import build, read_report, to_markdown
 from contracts.verify.formats import format_json, format_markdown, format_table
 from contracts.verify.junit import format_junit
-from contracts.verify.records import NOT_APPLICABLE, PASSED, REFERENCE_ONLY_PREFIX, Record
-from contracts.verify.report import ENGINE_LACKS, PARTLY, Report, Rerun, aggregate, row_outcome, row_status
+from contracts.verify.records import NOT_APPLICABLE, PASSED, REFERENCE_ONLY_PREFIX
+from contracts.verify.report import PARTLY, Report, Rerun, aggregate, row_status
 from tests.meta.test_verify_report import GOLDEN, NA, PROPERTY, ROWS, make_report, record
 
 REFERENCE_ONLY = f"{REFERENCE_ONLY_PREFIX} checks this project's own message"
 
 # A.grad.ok: its property test ran on the engine, one golden was n/a for a capability the engine lacks,
 # another golden is reference-only. A.fail.bad: passed, with only a reference-only test n/a.
+# B.rule.free: (given tests here) every test ran on the engine and passed.
 PARTLY_RECORDS = [
     record(PROPERTY.format("ok"), ["A.grad.ok"]),
     record(GOLDEN.format("lacks"), ["A.grad.ok"], NOT_APPLICABLE, reason=NA, examples=None),
@@ -28,33 +29,18 @@ PARTLY_RECORDS = [
 
 
 @pytest.mark.parametrize(
-    ("outcome", "reason", "expected"),
-    [
-        pytest.param(NOT_APPLICABLE, NA, ENGINE_LACKS, id="engine-na"),
-        pytest.param(NOT_APPLICABLE, REFERENCE_ONLY, NOT_APPLICABLE, id="reference-only"),
-        pytest.param(NOT_APPLICABLE, None, ENGINE_LACKS, id="na-without-reason"),
-        pytest.param(PASSED, NA, PASSED, id="passed"),
-    ],
-)
-def test_an_engine_test_left_unrun_reads_as_engine_lacks(
-    outcome: str, reason: str | None, expected: str
-) -> None:
-    """Only an n/a test that is not reference-only leaves part of the row's claim unchecked."""
-    assert expected == row_outcome(Record("t", ["A"], outcome, reason=reason))
-
-
-@pytest.mark.parametrize(
     ("outcomes", "expected"),
     [
-        pytest.param([PASSED, ENGINE_LACKS], PARTLY, id="passed-and-lacking"),
-        pytest.param([ENGINE_LACKS, PASSED, NOT_APPLICABLE], PARTLY, id="order-free"),
-        pytest.param([ENGINE_LACKS, "failed"], "failed", id="failed-wins"),
-        pytest.param([ENGINE_LACKS, NOT_APPLICABLE], NOT_APPLICABLE, id="nothing-ran"),
-        pytest.param([ENGINE_LACKS, "skipped"], "skipped", id="other-skip"),
+        pytest.param([PASSED, NOT_APPLICABLE], PARTLY, id="passed-and-not-run"),
+        pytest.param([NOT_APPLICABLE, PASSED, PASSED], PARTLY, id="order-free"),
+        pytest.param([PASSED, PASSED], PASSED, id="all-ran"),
+        pytest.param([NOT_APPLICABLE, "failed"], "failed", id="failed-wins"),
+        pytest.param([NOT_APPLICABLE, NOT_APPLICABLE], NOT_APPLICABLE, id="nothing-ran"),
+        pytest.param([NOT_APPLICABLE, "skipped"], "skipped", id="other-skip"),
     ],
 )
 def test_partly_verified_status_rules(outcomes: list[str], expected: str) -> None:
-    """A pass with an engine test left unrun is partly verified; failure still wins; no pass is n/a."""
+    """A pass with any test left n/a is partly verified; failure still wins; no pass is n/a."""
     assert expected == row_status(outcomes)
 
 
@@ -64,14 +50,30 @@ def partly_report() -> Report:
     return make_report(PARTLY_RECORDS, rows=rows, unknown_ids={}, pytest_exit_code=0)
 
 
-def test_aggregate_names_only_the_engine_part_left_out() -> None:
-    """The partly verified row's reasons are the engine's n/a reasons, not the reference-only ones;
-    a row whose only n/a test is reference-only stays passed, with no reason."""
-    results = {row.id: row for row in aggregate(ROWS, PARTLY_RECORDS, Rerun("fake", "ci"))}
-    partly, whole = results["A.grad.ok"], results["A.fail.bad"]
-    assert (PARTLY, [NA.removeprefix("not applicable:").strip()]) == (partly.status, partly.reasons)
+def test_aggregate_names_every_part_left_out() -> None:
+    """A partly verified row's reasons are those of every test n/a on the engine, reference-only ones
+    too (such a test may check a clause the adapter protocol cannot observe: E31, a forward that
+    accepts a swapped gain, passed the seal row on its other tests); only a row whose tests all ran is
+    passed, with no reason."""
+    records = [
+        *PARTLY_RECORDS,
+        record(PROPERTY.format("all"), ["B.rule.free"]),
+        record(GOLDEN.format("all"), ["B.rule.free"]),
+    ]
+    results = {row.id: row for row in aggregate(ROWS, records, Rerun("fake", "ci"))}
+    partly, own, whole = results["A.grad.ok"], results["A.fail.bad"], results["B.rule.free"]
+    own_reason = REFERENCE_ONLY.removeprefix("not applicable:").strip()
+    assert (PARTLY, [NA.removeprefix("not applicable:").strip(), own_reason]) == (
+        partly.status,
+        partly.reasons,
+    )
     assert {"properties": PASSED, "golden": NOT_APPLICABLE} == partly.checks
-    assert (PASSED, []) == (whole.status, whole.reasons)
+    assert (PARTLY, [own_reason]) == (own.status, own.reasons)
+    assert (PASSED, [], {"properties": PASSED, "golden": PASSED}) == (
+        whole.status,
+        whole.reasons,
+        whole.checks,
+    )
 
 
 def test_a_partly_verified_run_is_green_and_says_what_was_left_out() -> None:
@@ -81,7 +83,7 @@ def test_a_partly_verified_run_is_green_and_says_what_was_left_out() -> None:
     assert 0 == report.exit_code()
     assert "A.grad.ok   gradient  partly" in table
     assert "  engine does not provide x\n    A.grad.ok\n" in table
-    assert "OK: 2 rows: 1 passed, 1 partly verified in" in table.splitlines()[-1]
+    assert "OK: 2 rows: 2 partly verified in" in table.splitlines()[-1]
     assert "| `A.grad.ok` | gradient | partly |" in format_markdown(report)
 
 
@@ -90,11 +92,16 @@ def test_junit_passes_a_partly_verified_row_and_names_the_part_left_out() -> Non
     root = ET.fromstring(format_junit(partly_report()))
     cases = {case.get("name"): case for case in root.iter("testcase")}
     assert ["system-out"] == [child.tag for child in cases["A.grad.ok"]]
-    assert "partly verified; not run on this engine: engine does not provide x" == cases["A.grad.ok"][0].text
+    own = "reference-only: checks this project's own message"
+    assert (
+        f"partly verified; not run on this engine: engine does not provide x; {own}"
+        == cases["A.grad.ok"][0].text
+    )
     report = partly_report()
     next(row for row in report.rows if row.id == "A.grad.ok").reasons.append("engine does not provide y")
     cases = {case.get("name"): case for case in ET.fromstring(format_junit(report)).iter("testcase")}
-    expected = "partly verified; not run on this engine: engine does not provide x; engine does not provide y"
+    x, y = "engine does not provide x", "engine does not provide y"
+    expected = f"partly verified; not run on this engine: {x}; {own}; {y}"
     assert expected == cases["A.grad.ok"][0].text
     stage_a = next(suite for suite in root if suite.get("name") == "contracts fake stage A")
     assert ("0", "0") == (stage_a.get("failures"), stage_a.get("skipped"))

@@ -91,13 +91,15 @@ def make_report(records: list[Record], **overrides: Any) -> Report:
         pytest.param([], "unbound", id="no-tests"),
         pytest.param(["passed", "failed"], "failed", id="any-failed"),
         pytest.param(["passed", "error"], "failed", id="error-counts-as-failed"),
-        pytest.param(["not applicable", "passed"], "passed", id="some-passed"),
+        pytest.param(["not applicable", "passed"], "partly verified", id="some-passed"),
+        pytest.param(["passed", "passed"], "passed", id="all-passed"),
         pytest.param(["not applicable", "not applicable"], "not applicable", id="all-na"),
         pytest.param(["not applicable", "skipped"], "skipped", id="other-skip"),
     ],
 )
 def test_row_status_rules(outcomes: list[str], expected: str) -> None:
-    """failed beats passed beats not applicable; other skips are 'skipped'; no test is 'unbound'."""
+    """failed beats partly verified beats passed; all n/a is n/a; other skips are 'skipped'; no test is
+    'unbound'."""
     assert expected == row_status(outcomes)
 
 

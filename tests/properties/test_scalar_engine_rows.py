@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from tests.properties.test_stage03_autodiff import BINARY_ROWS, point_in_domain
-from tests.spec_rows import assert_engine_gives, params, require, row, tolerance
+from tests.spec_rows import assert_engine_gives, example_params, params, require, row, tolerance
 from tests.stage03_cases import spec_forward, spec_grads
 
 
@@ -47,6 +47,33 @@ def test_engine_refuses_a_non_numeric_exponent(
     require(engine, "scalar.pow", spec_row.id)
     with pytest.raises(Exception) as raised:  # noqa: PT011 (the family is checked next)
         engine.scalar_vjp("pow", [x], {"k": exponent})
+    family = engine.error_family(raised.value)
+    assert spec_row["exception"] == family, (
+        f"{spec_row.id}: engine raised {type(raised.value).__name__}({raised.value}), which maps to "
+        f"{family}; spec says {spec_row['exception']}"
+    )
+
+
+# A domain failure row's example as one scalar_vjp call: (op, inputs, constants).
+DOMAIN_CALLS: dict[str, Any] = {
+    "S03.fail.log-domain": lambda e: ("log", [e["x"]], None),
+    "S03.fail.exp-overflow": lambda e: ("exp", [e["x"]], None),
+    "S03.fail.div-zero": lambda e: ("div", [e["a"], e["b"]], None),
+    "S03.fail.pow-domain": lambda e: ("pow", [e["x"]], {"k": e["k"]}),
+}
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row(row_id) for row_id in DOMAIN_CALLS]))
+def test_engine_refuses_the_domain_examples(
+    engine: Engine, spec_row: SpecRow, example: dict[str, Any]
+) -> None:
+    """log(0), log(-1), exp(710), 1/0, (-8) ** 0.5, 0 ** -1, 1.5 ** 1750 through the engine's scalar VJP
+    raise the row's family (an engine that declares scalar.domain is held to it; IEEE inf/nan fails)."""
+    op, inputs, constants = DOMAIN_CALLS[spec_row.id](example)
+    require(engine, "scalar.domain", spec_row.id)
+    require(engine, f"scalar.{op}", spec_row.id)
+    with pytest.raises(Exception) as raised:  # noqa: PT011 (the family is checked next)
+        engine.scalar_vjp(op, inputs, constants)
     family = engine.error_family(raised.value)
     assert spec_row["exception"] == family, (
         f"{spec_row.id}: engine raised {type(raised.value).__name__}({raised.value}), which maps to "

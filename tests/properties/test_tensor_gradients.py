@@ -54,6 +54,21 @@ def test_every_gradient_has_its_input_shape(engine: Engine, spec_row: SpecRow, d
     assert [np.float64] * (len(grads) + 1) == [value.dtype.type, *(grad.dtype.type for grad in grads)]
 
 
+@pytest.mark.spec("T.rule.grad-ownership")
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_engine_backward_writes_neither_the_upstream_nor_an_input(
+    engine: Engine, spec_row: SpecRow, data: st.DataObject
+) -> None:
+    """The engine's VJP leaves the upstream it is given, and every input's data, exactly as they were."""
+    require(engine, f"tensor.{spec_row['op']}", "T.rule.grad-ownership")
+    case = draw_case(data, spec_row)
+    inputs, upstream = case["inputs"], case["upstream"]
+    before = ([x.tolist() for x in inputs], upstream.tolist())
+    engine.tensor_vjp(spec_row["op"], inputs, upstream)
+    assert before == ([x.tolist() for x in inputs], upstream.tolist())
+
+
 @pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
 @given(data=st.data())
 def test_value_and_gradients_match_spec(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:

@@ -23,13 +23,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from contracts.engines import Engine
-from contracts.engines.base import Program
 from contracts.spec import SpecRow
 from tests import strategies as s
 from tests.properties.test_stage06_softmax import FAILURE_CASES as STAGE06_CASES
 from tests.properties.test_stage08_norm import FAILURE_CASES as STAGE08_CASES
 from tests.properties.test_tensor_contracts import FAILURE_CASES as TENSOR_CASES
 from tests.spec_rows import assert_engine_gives, params, require, row
+from tests.tensor_cases import chain
 
 Case = dict[str, Any]
 Action = Callable[[], object]
@@ -193,11 +193,6 @@ def test_engine_tensor_data_is_float64(engine: Engine, data: Any) -> None:
     values = engine.tensor_from_data(data)
     assert (np.dtype(np.float64), np.shape(data)) == (values.dtype, values.shape)
     assert np.asarray(data, dtype=np.float64).tolist() == values.tolist()
-
-
-def chain(depth: int) -> Program:
-    """x + 1 + 1 + ... (depth adds), as a program over one leaf."""
-    return [("add", (index,), (1.0,)) for index in range(depth)]
 
 
 @pytest.mark.spec("T.rule.deep-graph")

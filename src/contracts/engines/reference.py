@@ -42,7 +42,8 @@ class ReferenceEngine(Engine):
     name: ClassVar[str] = "reference"
     capabilities: ClassVar[frozenset[str]] = SCALAR | TENSOR | CONTRACT_FAMILIES | PROGRAMS | MODULE
     error_families: ClassVar[Mapping[type[BaseException], str]] = {
-        kind: kind.__name__ for kind in (IndexError, TypeError, ShapeError, ValueError, OverflowError)
+        kind: kind.__name__
+        for kind in (IndexError, TypeError, ShapeError, ValueError, OverflowError, ZeroDivisionError)
     }
 
     def scalar_vjp(

@@ -5,9 +5,10 @@ not applicable if every test was skipped as not applicable (the engine lacks the
 reason); else skipped (its tests were skipped for another reason, so the row is not proven);
 unbound if no test names it (deselected instead when a keyword selection left it without tests).
 A row with a test that passed without calling the engine (and is not reference-only) is not
-exercised: never green. A row whose tests passed but some of whose engine tests were n/a (the engine
-lacks a capability or declares a convention for them) is partly verified: accepted, but never read as
-the whole row passed, and the report names what was left out.
+exercised: never green. A row whose tests passed but some of whose tests were n/a on the engine (it
+lacks a capability, declares a convention, or the test is reference-only) is partly verified: accepted,
+but never read as the whole row passed, and the report names what was left out. Passed means every
+test of the row ran on the engine.
 """
 
 from __future__ import annotations
@@ -30,20 +31,16 @@ from contracts.verify.records import (
     NOT_APPLICABLE_PREFIX,
     NOT_EXERCISED,
     PASSED,
-    REFERENCE_ONLY_PREFIX,
     SKIPPED,
     Record,
     never_built,
 )
 
 # row statuses
-PARTLY = "partly verified"  # passed, but some of its engine tests were n/a for the engine
+PARTLY = "partly verified"  # passed, but some of its tests did not run on the engine (n/a there)
 UNBOUND = "unbound"
 DESELECTED = "deselected"
 ROW_STATUSES = (PASSED, PARTLY, FAILED, NOT_EXERCISED, NOT_APPLICABLE, SKIPPED, UNBOUND, DESELECTED)
-# A test's outcome as its row reads it: an engine test the engine could not run (n/a, not reference-only)
-# leaves part of the row's claim unchecked; a reference-only test was never about the engine.
-ENGINE_LACKS = "engine lacks"
 NOTHING_VERIFIED = (
     "nothing verified: no test ran against the engine (every selected row is n/a, skipped or unbound)"
 )
@@ -60,14 +57,6 @@ ACCEPTED = frozenset({PASSED, PARTLY, NOT_APPLICABLE, DESELECTED})  # the status
 VERIFIED = frozenset({PASSED, PARTLY, FAILED})  # a test ran against the engine and reached a verdict
 
 
-def row_outcome(record: Record) -> str:
-    """A test's outcome as its row reads it (ENGINE_LACKS for an engine test that was n/a)."""
-    reference_only = record.reason is not None and record.reason.startswith(REFERENCE_ONLY_PREFIX)
-    if record.outcome == NOT_APPLICABLE and not reference_only:
-        return ENGINE_LACKS
-    return record.outcome
-
-
 def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
     """The status of a row (or of one of its suites) from its tests' outcomes."""
     if not outcomes:
@@ -77,8 +66,12 @@ def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
     if NOT_EXERCISED in outcomes:
         return NOT_EXERCISED  # a test claims the row yet never ran the engine: the row is not proven
     if PASSED in outcomes:
-        return PARTLY if ENGINE_LACKS in outcomes else PASSED
-    if all(outcome in (NOT_APPLICABLE, ENGINE_LACKS) for outcome in outcomes):
+        # Any test of the row left n/a on the engine (a convention, a capability it lacks, or a
+        # reference-only test) leaves part of the row's claim unchecked there. Reference-only tests
+        # count too: some check a clause every engine must meet that the adapter protocol cannot
+        # observe (a forward refusing swapped storage). "passed" means every test ran on the engine.
+        return PARTLY if NOT_APPLICABLE in outcomes else PASSED
+    if all(outcome == NOT_APPLICABLE for outcome in outcomes):
         return NOT_APPLICABLE
     return SKIPPED
 
@@ -188,12 +181,12 @@ def skip_reasons(tests: Iterable[ReportedTest]) -> list[str]:
 
 
 def row_reasons(status: str, tests: Sequence[ReportedTest]) -> list[str]:
-    """What a row left unverified: every skip reason of an n/a or skipped row; the engine's own
-    reasons (not reference-only) of a partly verified row; nothing otherwise."""
+    """What a row left unverified: every skip reason of an n/a, skipped or partly verified row (for
+    the last, of its tests that did not run on the engine); nothing otherwise."""
     if status in (NOT_APPLICABLE, SKIPPED):
         return skip_reasons(tests)
     if status == PARTLY:
-        return skip_reasons(t for t in tests if row_outcome(t.record) == ENGINE_LACKS)
+        return skip_reasons(t for t in tests if t.record.outcome == NOT_APPLICABLE)
     return []
 
 
@@ -212,9 +205,9 @@ def aggregate(
     results = []
     for row in rows:
         tests = by_id.get(str(row["id"]), [])
-        status = row_status([row_outcome(t.record) for t in tests], deselection)
+        status = row_status([t.record.outcome for t in tests], deselection)
         checks = {
-            suite: row_status([row_outcome(t.record) for t in tests if t.suite == suite], deselection)
+            suite: row_status([t.record.outcome for t in tests if t.suite == suite], deselection)
             for suite in SUITES
         }
         reasons = row_reasons(status, tests)
