@@ -21,7 +21,7 @@ from contracts.verify.records import (
     REFERENCE_ONLY_PREFIX,
 )
 from tests.mutation_order import fastest_first, mutant_under_test, recorded_durations
-from tests.spec_rows import RecordingEngine, all_rows, builds_in, is_reference
+from tests.spec_rows import EngineUse, RecordingEngine, all_rows, is_reference
 from tests.stage07_cases import SEED_SAMPLES, statistical_samples_error
 from tests.time_limit import end_process, time_limit
 
@@ -155,14 +155,10 @@ def engine_use(request: pytest.FixtureRequest) -> Iterator[None]:
     # A module may bring its own `engine` fixture (e.g. every shipped adapter in turn): only the
     # session's recording engine is counted.
     given = request.getfixturevalue("engine") if "engine" in request.fixturenames else None
-    recording = given if isinstance(given, RecordingEngine) else None
-    before = recording.calls if recording is not None else 0
-    builds_before = len(recording.builds) if recording is not None else 0
+    use = EngineUse(given if isinstance(given, RecordingEngine) else None)
     yield
-    calls = recording.calls - before if recording is not None else 0
-    request.node.user_properties.append((ENGINE_CALLS_PROPERTY, calls))
-    events = recording.builds[builds_before:] if recording is not None else []
-    request.node.user_properties.append((BUILDS_PROPERTY, builds_in(events)))
+    request.node.user_properties.append((ENGINE_CALLS_PROPERTY, use.calls()))
+    request.node.user_properties.append((BUILDS_PROPERTY, use.builds()))
 
 
 ENGINE_KEY = pytest.StashKey[Engine]()

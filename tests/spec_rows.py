@@ -224,6 +224,22 @@ class RecordingEngine:
 MODULE_METHOD = "module_"  # the adapter methods that build, run or read the engine's own modules
 
 
+class EngineUse:
+    """One test's use of the recording engine: the calls and builds made since it started (the
+    recording engine is the session's, so its counters run on across tests)."""
+
+    def __init__(self, recording: RecordingEngine | None) -> None:
+        self.recording = recording
+        self.calls_before = recording.calls if recording is not None else 0
+        self.builds_before = len(recording.builds) if recording is not None else 0
+
+    def calls(self) -> int:
+        return self.recording.calls - self.calls_before if self.recording is not None else 0
+
+    def builds(self) -> dict[str, list[str]]:
+        return builds_in(self.recording.builds[self.builds_before :] if self.recording is not None else [])
+
+
 def builds_in(events: Sequence[tuple[str, bool]]) -> dict[str, list[str]]:
     """BUILDS_PROPERTY's value: the module methods that built and those that declined (sorted, once)."""
     return {

@@ -5,6 +5,7 @@ and no row lists a probe its attempt gives nothing to read."""
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NoReturn
@@ -201,6 +202,73 @@ def find_probe_enum(node: Any) -> list[str]:
             if found:
                 return found
     return []
+
+
+def raising(error: BaseException) -> Callable[[], NoReturn]:
+    def action() -> NoReturn:
+        raise error
+
+    return action
+
+
+class RefusedSubclassError(ValueError):
+    pass
+
+
+def typed_row(exception: str, message: str) -> SpecRow:
+    return SpecRow(
+        {"id": "X.fail.typed", "kind": "failure", "exception": exception, "message": message, "probes": []},
+        "X",
+        "typed.toml",
+        frozenset(),
+    )
+
+
+# A refusal that is not the row's: each must fail assert_refused, naming what is wrong.
+NOT_THE_ROWS_REFUSAL = [
+    pytest.param(
+        typed_row("ValueError", "^refused$"),
+        Attempt(raising(RefusedSubclassError("refused"))),
+        "X.fail.typed: raised RefusedSubclassError",
+        id="subclass-of-the-exception",
+    ),
+    pytest.param(
+        typed_row("ValueError", "^refused$"),
+        Attempt(raising(ValueError("refused, and more"))),
+        "X.fail.typed: message 'refused, and more' does not match",
+        id="message-not-the-pattern",
+    ),
+    pytest.param(
+        typed_row("ValueError", "^width 4$"),
+        Attempt(raising(ValueError("width 4")), offending="4"),
+        "X.fail.typed: message does not name '4'",
+        id="offending-str-without-its-quotes",
+    ),
+    pytest.param(
+        typed_row("TypeError", "^got 4$"),
+        Attempt(raising(TypeError("got 4")), offending=4),
+        "X.fail.typed: message lacks the type",
+        id="type-error-without-the-type",
+    ),
+]
+
+
+@pytest.mark.parametrize(("row", "attempt", "complaint"), NOT_THE_ROWS_REFUSAL)
+def test_a_refusal_that_is_not_the_rows_fails(row: SpecRow, attempt: Attempt, complaint: str) -> None:
+    """A subclass of the row's exception, a message outside its pattern, or a message that does not
+    name the offending value (its repr, and its type for a TypeError) fails assert_refused."""
+    with pytest.raises(AssertionError, match=f"^{re.escape(complaint)}"):
+        assert_refused(row, attempt)
+
+
+def test_the_rows_own_refusal_passes() -> None:
+    """The same rows' exact refusals pass: the table above fails for its one defect only."""
+    assert_refused(
+        typed_row("ValueError", "^width '4'$"), Attempt(raising(ValueError("width '4'")), offending="4")
+    )
+    assert_refused(
+        typed_row("TypeError", "^got 4 \\(int\\)$"), Attempt(raising(TypeError("got 4 (int)")), offending=4)
+    )
 
 
 @pytest.mark.parametrize(("probe", "build"), CASES)

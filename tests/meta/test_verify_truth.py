@@ -64,6 +64,7 @@ from contracts.verify.runner import (
 from tests.meta.broken_engines import DeclaresNothing, WrongMulGradient
 from tests.meta.broken_module_engines import DeclinesEveryBuild
 from tests.spec_rows import (
+    EngineUse,
     HarnessControlError,
     RecordingEngine,
     assert_engine_gives,
@@ -482,6 +483,20 @@ def test_recording_engine_notes_each_module_build_and_each_decline() -> None:
     )
 
 
+def test_engine_use_counts_only_the_calls_and_builds_of_its_own_test() -> None:
+    """The session's recording engine counts on across tests: a test started after others called it
+    reads only its own calls and builds (0 for a test that never called it: not exercised)."""
+    recording = RecordingEngine(ReferenceEngine())
+    recording.scalar_vjp("add", [1.0, 1.0])
+    recording.module_linear(2, 3, False)
+    idle, busy = EngineUse(recording), EngineUse(recording)
+    assert (0, {"built": [], "declined": []}) == (idle.calls(), idle.builds())
+    recording.module_linear(2, 3, False)
+    recording.scalar_vjp("add", [1.0, 1.0])
+    assert (2, {"built": ["module_linear"], "declined": []}) == (busy.calls(), busy.builds())
+    assert (0, {"built": [], "declined": []}) == (EngineUse(None).calls(), EngineUse(None).builds())
+
+
 class ListsForArrays(ReferenceEngine):
     """Returns Python lists where the adapter protocol passes numpy arrays."""
 
@@ -521,6 +536,29 @@ def test_an_adapter_handing_back_lists_is_named_at_the_boundary() -> None:
         message = f"^x\\.tensor_forward_with returned an array of {np.dtype(dtype)} where the adapter"
         with pytest.raises(TypeError, match=message):
             check_protocol_arrays("x", "tensor_forward_with", np.ones(2, dtype=dtype))
+
+
+# Every adapter method whose result the protocol says holds arrays (contracts.engines.base), with a
+# result of that shape whose one array is an object array: each must be refused at the boundary.
+OBJECTS = np.ones(2, dtype=object)
+BAD_PROTOCOL_RESULTS = [
+    pytest.param("tensor_vjp", (np.ones(2), (OBJECTS,)), id="tensor_vjp"),
+    pytest.param("tensor_vjp_with", (OBJECTS, (np.ones(2),)), id="tensor_vjp_with"),
+    pytest.param("tensor_program_vjp", (np.ones(2), (np.ones(2), OBJECTS)), id="tensor_program_vjp"),
+    pytest.param("tensor_grads", (None, OBJECTS), id="tensor_grads"),
+    pytest.param("tensor_forward_with", OBJECTS, id="tensor_forward_with"),
+    pytest.param("tensor_from_data", OBJECTS, id="tensor_from_data"),
+    pytest.param("module_forward", OBJECTS, id="module_forward"),
+    pytest.param("module_norm_forward", OBJECTS, id="module_norm_forward"),
+]
+
+
+@pytest.mark.parametrize(("method", "result"), BAD_PROTOCOL_RESULTS)
+def test_every_array_method_refuses_an_object_array(method: str, result: Any) -> None:
+    """An object array anywhere in an array method's result is refused, naming the method (an object
+    array compares by its elements' values, so a wrong engine could pass every comparison)."""
+    with pytest.raises(TypeError, match=f"^x\\.{method} returned an array of object where"):
+        check_protocol_arrays("x", method, result)
 
 
 def control(kind: str) -> None:
