@@ -148,12 +148,17 @@ class BrokenMLP(MLP):
             first.grad += 1.0
         elif self.fault == "replace-storage":
             layer.weight = Matrix(layer.weight.data())
+        elif self.fault == "mutate-then-replace":  # the restored storage must get its old data back too
+            first.data += 1.0
+            layer.weight = Matrix(layer.weight.data())
         elif self.fault == "replace-rows":
             layer.weight = Matrix.trusted(Matrix(layer.weight.data()).rows)
         elif self.fault == "drop-column":
             out = tuple(r[:-1] for r in out)
         elif self.fault == "ragged-row":
             out = (*out[:-1], out[-1][:-1])  # the last row one element short: the first row looks right
+        elif self.fault == "long-row":
+            out = (*out[:-1], (*out[-1], out[-1][0]))  # the last row one element long: the first looks right
         elif self.fault == "drop-row":
             out = out[:-1]
         elif self.fault == "extra-row":
