@@ -10,7 +10,19 @@ import pytest
 
 from contracts.engines import Engine
 from contracts.spec import SpecRow
-from tests.spec_rows import FLOAT64, assert_engine_gives, example_params, require, row, rows, tolerance_for
+from contracts.tensor import Tensor
+from contracts.tensor.softmax import cross_entropy
+from tests.spec_rows import (
+    FLOAT64,
+    OWN_TYPES,
+    assert_engine_gives,
+    example_params,
+    reference_only,
+    require,
+    row,
+    rows,
+    tolerance_for,
+)
 from tests.stage06_cases import (
     EPS64,
     cross_entropy_case,
@@ -23,6 +35,7 @@ from tests.stage06_cases import (
     softmax_case,
     spec_vjp_with,
 )
+from tests.tensor_cases import as_arrays, require_reference
 
 GRADIENT_ROWS = rows(stage="06", kind="gradient")
 
@@ -65,6 +78,21 @@ def test_rule_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]
     require(engine, f"tensor.{example['op']}", spec_row.id)
     inputs, upstream, kwargs = prepared(example)
     assert_example(engine.tensor_vjp_with(example["op"], inputs, upstream, kwargs), example, engine.dtype)
+
+
+@reference_only(OWN_TYPES)
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("S06.rule.targets-owned")]))
+def test_targets_owned_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
+    """x = (0, 1, 2), target 0, then the caller writes 2 into its targets: the loss and gradient of 0."""
+    require_reference(engine, spec_row.id)
+    (logits,) = as_arrays(example["inputs"])
+    targets = np.asarray(example["targets"], dtype=np.int64)
+    x = Tensor(logits, requires_grad=True)
+    loss = cross_entropy(x, targets)
+    targets[...] = example["rewritten"]
+    loss.backward()
+    assert example["value"] == pytest.approx(float(loss.data), rel=1e-15)
+    assert np.ravel(example["grads"]["x"]).tolist() == pytest.approx(np.ravel(x.grad).tolist(), rel=1e-15)
 
 
 NAIVE_FORWARD = {

@@ -10,13 +10,15 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
 
 from contracts.engines import Engine
 from contracts.errors import ShapeError
 from contracts.spec import SpecRow
+from contracts.tensor import Tensor
 from contracts.tensor.engine_ops import reference_tensor_vjp_with
 from contracts.tensor.reductions import Max, Sum
-from contracts.tensor.softmax import LogSumExp, Softmax
+from contracts.tensor.softmax import LogSumExp, Softmax, cross_entropy
 from tests import strategies as s
 from tests.spec_rows import (
     OWN_TYPES,
@@ -142,6 +144,28 @@ def test_max_tie_goes_to_the_first_maximal_element(engine: Engine, data: st.Data
         first = int(np.flatnonzero(moved_x[index] == moved_x[index].max())[0])
         expected[(*index, first)] = g[(*index, first)]
     assert np.moveaxis(expected, -1, axis).tolist() == grad.tolist()
+
+
+@reference_only(OWN_TYPES)
+@pytest.mark.spec("S06.rule.targets-owned")
+@given(case=s.ce_case(), data=st.data())
+def test_targets_changed_after_the_forward_change_nothing(
+    engine: Engine, case: dict[str, Any], data: st.DataObject
+) -> None:
+    """Whatever the caller writes into its targets array after the forward, the loss and backward's
+    gradient are those of the targets the forward checked (S06.grad.cross-entropy's expressions)."""
+    require_reference(engine, "S06.rule.targets-owned")
+    logits, targets = case["x"], np.array(case["targets"], dtype=np.int64)
+    kept = targets.copy()
+    x = Tensor(logits, requires_grad=True)
+    loss = cross_entropy(x, targets)
+    value = float(loss.data)
+    classes = logits.shape[-1]
+    targets[...] = data.draw(hnp.arrays(np.int64, targets.shape, elements=st.integers(0, classes - 1)))
+    loss.backward()
+    spec_value, (spec_grad,) = spec_vjp_with(row("S06.grad.cross-entropy"), [logits], None, {"targets": kept})
+    assert float(spec_value) == pytest.approx(value, rel=1e-12, abs=1e-12)
+    assert np.ravel(spec_grad).tolist() == pytest.approx(np.ravel(x.grad).tolist(), rel=1e-9, abs=1e-12)
 
 
 @pytest.mark.spec("S06.rule.shift-path")

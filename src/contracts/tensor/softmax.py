@@ -90,8 +90,9 @@ class LogSoftmax(Softmax):
 
 
 def checked_targets(xp: Any, targets: object) -> Any:
-    """targets as an integer array of xp, or TypeError (bool and floating dtypes are refused)."""
-    array = xp.asarray(targets)
+    """targets as an integer array of xp (its own copy: the caller's array may change after the
+    forward), or TypeError (bool and floating dtypes are refused)."""
+    array = xp.asarray(targets, copy=True)
     if not xp.isdtype(array.dtype, "integral"):
         raise TypeError(
             f"cross_entropy: targets must be integer class indices (bool and float rejected), "
