@@ -87,9 +87,14 @@ def test_targets_owned_example(engine: Engine, spec_row: SpecRow, example: dict[
     require_reference(engine, spec_row.id)
     (logits,) = as_arrays(example["inputs"])
     targets = np.asarray(example["targets"], dtype=np.int64)
+    rewritten, classes = example["rewritten"], logits.shape[-1]
+    # a rewrite that proves something: other valid classes (read late, they would change the gradient)
+    assert [True] * len(rewritten) == [
+        0 <= r < classes and r != t for r, t in zip(rewritten, targets, strict=True)
+    ]
     x = Tensor(logits, requires_grad=True)
     loss = cross_entropy(x, targets)
-    targets[...] = example["rewritten"]
+    targets[...] = rewritten
     loss.backward()
     assert example["value"] == pytest.approx(float(loss.data), rel=1e-15)
     assert np.ravel(example["grads"]["x"]).tolist() == pytest.approx(np.ravel(x.grad).tolist(), rel=1e-15)
