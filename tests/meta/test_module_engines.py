@@ -142,6 +142,7 @@ def test_reference_error_families() -> None:
         ShapeError: "ShapeError",
         ValueError: "ValueError",
         OverflowError: "OverflowError",
+        ZeroDivisionError: "ZeroDivisionError",
     } == dict(engine.error_families)
     assert () == tuple(engine.error_patterns)
 
