@@ -249,7 +249,7 @@ def builds_in(events: Sequence[tuple[str, bool]]) -> dict[str, list[str]]:
 
 
 # Adapter methods whose results are arrays by the protocol (contracts.engines.base): (value, grads)
-# pairs, a tuple of grads, or one array.
+# pairs, a tuple of grads, a dict of arrays (module_state), or one array.
 VJP_METHODS = frozenset({"tensor_vjp", "tensor_vjp_with", "tensor_program_vjp"})
 ARRAY_METHODS = frozenset(
     {"tensor_forward_with", "tensor_from_data", "module_forward", "module_norm_forward"}
@@ -264,6 +264,8 @@ def protocol_arrays(method: str, result: Any) -> list[Any]:
         return [result[0], *result[1]]
     if method == "tensor_grads":
         return list(result) if isinstance(result, tuple) else [result]
+    if method == "module_state":  # logical name -> the parameter's values
+        return list(result.values()) if isinstance(result, dict) else [result]
     return [result] if method in ARRAY_METHODS else []
 
 

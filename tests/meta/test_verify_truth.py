@@ -550,6 +550,7 @@ BAD_PROTOCOL_RESULTS = [
     pytest.param("tensor_from_data", OBJECTS, id="tensor_from_data"),
     pytest.param("module_forward", OBJECTS, id="module_forward"),
     pytest.param("module_norm_forward", OBJECTS, id="module_norm_forward"),
+    pytest.param("module_state", {"fc1.weight": np.ones(2), "fc1.bias": OBJECTS}, id="module_state"),
 ]
 
 
