@@ -221,6 +221,18 @@ class RecordingEngine:
         return call
 
 
+def assert_refused_as(engine: Engine, spec_row: SpecRow, action: Callable[[], object]) -> BaseException:
+    """The call raises an exception the adapter maps onto the row's family (not merely any exception)."""
+    with pytest.raises(Exception) as raised:  # noqa: PT011 (the family is checked next)
+        action()
+    family = engine.error_family(raised.value)
+    assert spec_row["exception"] == family, (
+        f"{spec_row.id}: engine raised {type(raised.value).__name__}({raised.value}), which maps to "
+        f"{family}; spec says {spec_row['exception']}"
+    )
+    return raised.value
+
+
 MODULE_METHOD = "module_"  # the adapter methods that build, run or read the engine's own modules
 
 

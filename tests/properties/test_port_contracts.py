@@ -7,7 +7,6 @@ they were. Expected numbers come from the spec rows; exceptions are compared by 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,20 +20,8 @@ from contracts.spec import SpecRow, evaluate
 from tests import strategies as s
 from tests.port_cases import LAYER, MODEL, build, build_or_reject, identity_changes
 from tests.properties.test_stage07_init import CHECKS, FALSE_FAILURE, OUTPUT_SEEDS
-from tests.spec_rows import assert_engine_gives, params, require, row
+from tests.spec_rows import assert_engine_gives, assert_refused_as, params, require, row
 from tests.stage07_cases import sample_variance, spec_value, tolerance
-
-
-def refused_as(engine: Engine, spec_row: SpecRow, action: Callable[[], object]) -> None:
-    """The call raises an engine exception that the adapter maps onto the row's family."""
-    with pytest.raises(Exception) as raised:  # noqa: PT011 (the family is checked next)
-        action()
-    family = engine.error_family(raised.value)
-    assert spec_row["exception"] == family, (
-        f"{spec_row.id}: engine raised {type(raised.value).__name__}({raised.value}), which maps to "
-        f"{family}; spec says {spec_row['exception']}"
-    )
-
 
 # ---------------------------------------------------------------- sizes the engine's constructors refuse
 
@@ -57,9 +44,9 @@ def test_port_constructor_refuses_bad_sizes(engine: Engine, spec_row: SpecRow, d
     sizes = [data.draw(s.layer_width) for _ in range(3)]
     sizes[data.draw(st.integers(0, 2 if capability == "module.embedding" else 1))] = data.draw(bad)
     if capability == "module.embedding":
-        refused_as(engine, spec_row, lambda: engine.module_embedding(*sizes))
+        assert_refused_as(engine, spec_row, lambda: engine.module_embedding(*sizes))
     else:
-        refused_as(engine, spec_row, lambda: engine.module_linear(sizes[0], sizes[1], True))
+        assert_refused_as(engine, spec_row, lambda: engine.module_linear(sizes[0], sizes[1], True))
 
 
 # ---------------------------------------------------------------- forward refusal, no partial work
@@ -79,7 +66,7 @@ def test_port_forward_refuses_a_wrong_input_width(engine: Engine, case: dict[str
     before = engine.module_state(module)
     identities = engine.module_identities(module) if engine.lacks("module.identity") is None else None
     bad = np.resize(x, (len(x), width))
-    refused_as(engine, row("S07.fail.input-width"), lambda: engine.module_forward(module, bad))
+    assert_refused_as(engine, row("S07.fail.input-width"), lambda: engine.module_forward(module, bad))
     after = engine.module_state(module)
     assert list(before) == list(after)
     for name, values in before.items():

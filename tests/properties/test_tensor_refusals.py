@@ -28,7 +28,7 @@ from tests import strategies as s
 from tests.properties.test_stage06_softmax import FAILURE_CASES as STAGE06_CASES
 from tests.properties.test_stage08_norm import FAILURE_CASES as STAGE08_CASES
 from tests.properties.test_tensor_contracts import FAILURE_CASES as TENSOR_CASES
-from tests.spec_rows import assert_engine_gives, params, require, row
+from tests.spec_rows import assert_engine_gives, assert_refused_as, params, require, row
 from tests.tensor_cases import chain
 
 Case = dict[str, Any]
@@ -91,18 +91,6 @@ FORWARD_REFUSALS: dict[
         for row_id, strategy in {**STAGE06_CASES, **STAGE08_CASES}.items()
     },
 }
-
-
-def assert_refused_as(engine: Engine, spec_row: SpecRow, action: Action) -> BaseException:
-    """The call raises an exception the adapter maps onto the row's family (not merely any exception)."""
-    with pytest.raises(Exception) as raised:  # noqa: PT011 (the family is checked next)
-        action()
-    family = engine.error_family(raised.value)
-    assert spec_row["exception"] == family, (
-        f"{spec_row.id}: engine raised {type(raised.value).__name__}({raised.value}), which maps to "
-        f"{family}; spec says {spec_row['exception']}"
-    )
-    return raised.value
 
 
 @pytest.mark.parametrize("spec_row", params(row(row_id) for row_id in FORWARD_REFUSALS))
