@@ -8,7 +8,8 @@ A row with a test that passed without calling the engine (and is not reference-o
 exercised: never green. A row whose tests passed but some of whose tests were n/a on the engine (it
 lacks a capability, declares a convention, or the test is reference-only) is partly verified: accepted,
 but never read as the whole row passed, and the report names what was left out. Passed means every
-test of the row ran on the engine.
+test of the row ran on the engine (a test skipped for another reason, such as an optional peer's
+cross-check without the peer installed, is not counted).
 """
 
 from __future__ import annotations
