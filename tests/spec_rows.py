@@ -11,6 +11,7 @@ import pytest
 from hypothesis.errors import UnsatisfiedAssumption
 
 from contracts.engines import Engine
+from contracts.engines.base import MissingExtraError
 from contracts.engines.modules import ModuleUnsupported
 from contracts.spec import SpecRow, load_rows
 
@@ -137,6 +138,21 @@ def require_float64(engine: Engine, why: str) -> None:
     engine's own forward) when the engine computes in another dtype."""
     if engine.dtype != FLOAT64:
         pytest.skip(f"not applicable: {dtype_why(engine, why)}")
+
+
+def torch_peer(engine: Engine) -> Engine:
+    """The torch adapter a differential test compares the engine with. Not applicable, with the reason,
+    when the optional peer is not installed or when the engine under test is that adapter itself (a
+    comparison with itself would pass whatever it computes): the row then reads partly verified, never
+    passed on a check that did not run."""
+    from contracts.engines.torch_engine import TorchEngine
+
+    if isinstance(unwrap(engine), TorchEngine):
+        pytest.skip("not applicable: the engine under test is the torch adapter, this cross-check's peer")
+    try:
+        return TorchEngine()
+    except MissingExtraError as missing:  # any ImportError of torch: absent or broken
+        pytest.skip(f"not applicable: the cross-check's peer is missing: {missing}")
 
 
 # ---------------------------------------------------------------- reference-only tests, engine use

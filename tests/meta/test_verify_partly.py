@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
 
+from contracts.engines import Engine, load_engine
 from contracts.matrix import build, read_report, to_markdown
 from contracts.verify.formats import format_json, format_markdown, format_table
 from contracts.verify.junit import format_junit
-from contracts.verify.records import NOT_APPLICABLE, PASSED, REFERENCE_ONLY_PREFIX
+from contracts.verify.records import NOT_APPLICABLE, PASSED, REFERENCE_ONLY_PREFIX, skip_outcome
 from contracts.verify.report import PARTLY, Report, Rerun, aggregate, row_status
 from tests.meta.test_verify_report import GOLDEN, NA, PROPERTY, ROWS, make_report, record
+from tests.spec_rows import RecordingEngine, torch_peer
 
 REFERENCE_ONLY = f"{REFERENCE_ONLY_PREFIX} checks this project's own message"
 
@@ -37,10 +40,14 @@ PARTLY_RECORDS = [
         pytest.param([NOT_APPLICABLE, "failed"], "failed", id="failed-wins"),
         pytest.param([NOT_APPLICABLE, NOT_APPLICABLE], NOT_APPLICABLE, id="nothing-ran"),
         pytest.param([NOT_APPLICABLE, "skipped"], "skipped", id="other-skip"),
+        pytest.param([PASSED, "skipped", PASSED], "skipped", id="passed-and-skipped"),
+        pytest.param([PASSED, NOT_APPLICABLE, "skipped"], "skipped", id="skip-beats-partly"),
+        pytest.param([PASSED, "xfailed"], "skipped", id="an-outcome-that-proves-nothing"),
     ],
 )
 def test_partly_verified_status_rules(outcomes: list[str], expected: str) -> None:
-    """A pass with any test left n/a is partly verified; failure still wins; no pass is n/a."""
+    """A pass with any test left n/a is partly verified; a test skipped for another reason leaves the
+    row skipped (not proven, not accepted) even beside passes; failure still wins; no pass is n/a."""
     assert expected == row_status(outcomes)
 
 
@@ -112,3 +119,27 @@ def test_matrix_marks_a_partly_verified_row(tmp_path: Path) -> None:
     path = tmp_path / "partly.json"
     path.write_text(format_json(partly_report()), encoding="utf-8")
     assert "| `A.grad.ok` | part |" in to_markdown(build([read_report(path)]))
+
+
+def peer_skip(engine: Engine) -> str:
+    """The outcome verify gives a cross-check whose peer is refused for this engine."""
+    with pytest.raises(pytest.skip.Exception) as skipped:
+        torch_peer(engine)
+    return skip_outcome(skipped.value.msg)
+
+
+def test_a_cross_check_without_its_peer_installed_is_not_applicable(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without torch, the torch cross-check reads n/a with the reason (its row partly verified), not a
+    plain skip that a pass beside it would have hidden."""
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
+    assert NOT_APPLICABLE == peer_skip(RecordingEngine(load_engine("reference")))
+
+
+def test_a_cross_check_of_the_peer_with_itself_is_not_applicable() -> None:
+    """The torch adapter is not compared with itself (that passes whatever it computes): n/a; any other
+    engine gets the torch adapter as its peer."""
+    pytest.importorskip("torch")
+    from contracts.engines.torch_engine import TorchEngine
+
+    assert NOT_APPLICABLE == peer_skip(RecordingEngine(TorchEngine()))  # as the engine fixture gives it
+    assert TorchEngine is type(torch_peer(RecordingEngine(load_engine("reference"))))

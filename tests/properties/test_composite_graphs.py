@@ -36,7 +36,7 @@ from tests.dag_cases import (
     tensor_central_differences,
     tolerance,
 )
-from tests.spec_rows import OWN_TYPES, reference_only, require, rows
+from tests.spec_rows import OWN_TYPES, reference_only, require, rows, torch_peer
 
 
 def close(expected: Any) -> Any:
@@ -101,13 +101,12 @@ def test_scalar_dag_gradients_match_central_differences_and_the_tree(
 @given(data=st.data())
 def test_scalar_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -> None:
     """A random scalar DAG's value and leaf gradients equal torch's float64 autograd on the same program."""
-    require(engine, "scalar.program", "S03.rule.accumulate")  # before the peer: n/a outranks a missing torch
-    pytest.importorskip("torch")
-    from contracts.engines.torch_engine import TorchEngine
+    require(engine, "scalar.program", "S03.rule.accumulate")  # the engine's own reason first
+    peer = torch_peer(engine)
 
     case = data.draw(engine_scalar_program(engine))
     value, grads = engine.scalar_program_grads(case["program"], case["leaves"])
-    expected_value, expected_grads = TorchEngine().scalar_program_grads(case["program"], case["leaves"])
+    expected_value, expected_grads = peer.scalar_program_grads(case["program"], case["leaves"])
     assert expected_value == close(value)
     assert list(expected_grads) == close(list(grads))
 
@@ -207,13 +206,12 @@ def test_tensor_dag_gradients_match_central_differences_and_the_tree(
 @given(data=st.data())
 def test_tensor_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -> None:
     """A random Tensor DAG's output and leaf gradients equal torch's float64 autograd on the same program."""
-    require(engine, "tensor.program", "T.rule.accumulate")  # before the peer: n/a outranks a missing torch
-    pytest.importorskip("torch")
-    from contracts.engines.torch_engine import TorchEngine
+    require(engine, "tensor.program", "T.rule.accumulate")  # the engine's own reason first
+    peer = torch_peer(engine)
 
     case = data.draw(engine_tensor_program(engine))
     value, grads = engine.tensor_program_vjp(case["program"], case["leaves"], case["upstream"])
-    expected_value, expected_grads = TorchEngine().tensor_program_vjp(
+    expected_value, expected_grads = peer.tensor_program_vjp(
         case["program"], case["leaves"], case["upstream"]
     )
     assert (expected_value.shape, expected_value) == (value.shape, close(value))

@@ -1,15 +1,15 @@
 """From per-test records and the spec rows to one result per row, a summary and an exit code.
 
-A row's status: failed if any of its tests failed (or errored); else passed if any passed; else
-not applicable if every test was skipped as not applicable (the engine lacks the row, with the
-reason); else skipped (its tests were skipped for another reason, so the row is not proven);
-unbound if no test names it (deselected instead when a keyword selection left it without tests).
+A row's status: failed if any of its tests failed (or errored); else skipped if any was skipped for
+a reason other than not applicable, even beside passes (that part is not proven); else passed if any
+passed; else not applicable if every test was skipped as not applicable (the engine lacks the row,
+with the reason); unbound if no test names it (deselected instead when a keyword selection left it
+without tests).
 A row with a test that passed without calling the engine (and is not reference-only) is not
 exercised: never green. A row whose tests passed but some of whose tests were n/a on the engine (it
-lacks a capability, declares a convention, or the test is reference-only) is partly verified: accepted,
-but never read as the whole row passed, and the report names what was left out. Passed means every
-test of the row ran on the engine (a test skipped for another reason, such as an optional peer's
-cross-check without the peer installed, is not counted).
+lacks a capability, declares a convention, the test is reference-only, or a cross-check's optional
+peer is not installed) is partly verified: accepted, but never read as the whole row passed, and the
+report names what was left out. Passed means every test of the row ran on the engine.
 """
 
 from __future__ import annotations
@@ -66,15 +66,15 @@ def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
         return FAILED
     if NOT_EXERCISED in outcomes:
         return NOT_EXERCISED  # a test claims the row yet never ran the engine: the row is not proven
+    if any(outcome not in (PASSED, NOT_APPLICABLE) for outcome in outcomes):
+        return SKIPPED  # skipped for no declared reason (not n/a), or any outcome that proves nothing
     if PASSED in outcomes:
         # Any test of the row left n/a on the engine (a convention, a capability it lacks, or a
         # reference-only test) leaves part of the row's claim unchecked there. Reference-only tests
         # count too: some check a clause every engine must meet that the adapter protocol cannot
         # observe (a forward refusing swapped storage). "passed" means every test ran on the engine.
         return PARTLY if NOT_APPLICABLE in outcomes else PASSED
-    if all(outcome == NOT_APPLICABLE for outcome in outcomes):
-        return NOT_APPLICABLE
-    return SKIPPED
+    return NOT_APPLICABLE  # only n/a tests are left
 
 
 @dataclass(frozen=True)
