@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
+from typing import cast
 
 import pytest
 
@@ -121,10 +122,15 @@ def test_matrix_marks_a_partly_verified_row(tmp_path: Path) -> None:
     assert "| `A.grad.ok` | part |" in to_markdown(build([read_report(path)]))
 
 
-def peer_skip(engine: Engine) -> str:
+def as_fixture(adapter: Engine) -> Engine:
+    """The adapter as the engine fixture gives it to a test: wrapped to count its calls."""
+    return cast(Engine, RecordingEngine(adapter))
+
+
+def peer_skip(adapter: Engine) -> str:
     """The outcome verify gives a cross-check whose peer is refused for this engine."""
     with pytest.raises(pytest.skip.Exception) as skipped:
-        torch_peer(engine)
+        torch_peer(as_fixture(adapter))
     return skip_outcome(skipped.value.msg)
 
 
@@ -132,7 +138,7 @@ def test_a_cross_check_without_its_peer_installed_is_not_applicable(monkeypatch:
     """Without torch, the torch cross-check reads n/a with the reason (its row partly verified), not a
     plain skip that a pass beside it would have hidden."""
     monkeypatch.setitem(sys.modules, "torch", None)  # import torch raises ImportError
-    assert NOT_APPLICABLE == peer_skip(RecordingEngine(load_engine("reference")))
+    assert NOT_APPLICABLE == peer_skip(load_engine("reference"))
 
 
 def test_a_cross_check_of_the_peer_with_itself_is_not_applicable() -> None:
@@ -141,5 +147,5 @@ def test_a_cross_check_of_the_peer_with_itself_is_not_applicable() -> None:
     pytest.importorskip("torch")
     from contracts.engines.torch_engine import TorchEngine
 
-    assert NOT_APPLICABLE == peer_skip(RecordingEngine(TorchEngine()))  # as the engine fixture gives it
-    assert TorchEngine is type(torch_peer(RecordingEngine(load_engine("reference"))))
+    assert NOT_APPLICABLE == peer_skip(TorchEngine())
+    assert TorchEngine is type(torch_peer(as_fixture(load_engine("reference"))))
