@@ -166,12 +166,15 @@ def test_reference_identity_names_the_storage_objects() -> None:
     assert tuple(map(id, layer.bias.values)) == bias.storage
 
 
-def test_reference_assign_refuses_a_wrong_count_before_writing() -> None:
-    """module_assign of 3 numbers into a (2,) gain names the tensor and both counts; nothing written."""
+@pytest.mark.parametrize("values", [[1.0, 2.0, 3.0], [1.0]], ids=["one-too-many", "one-too-few"])
+def test_reference_assign_refuses_a_wrong_count_before_writing(values: list[float]) -> None:
+    """module_assign of 3 numbers, or of 1, into a (2,) gain names the tensor and both counts; nothing
+    written (a short one too: a check that only refuses too many would write its first number)."""
     engine = load_engine("reference")
     module = engine.module_block(2, [2, 2], 0.5, False, None, 0.25)
-    with pytest.raises(ValueError, match=r"^module_assign: 'block\.norm\.gain' holds 2 numbers, got 3$"):
-        engine.module_assign(module, GAIN, np.array([1.0, 2.0, 3.0]))
+    pattern = rf"^module_assign: 'block\.norm\.gain' holds 2 numbers, got {len(values)}$"
+    with pytest.raises(ValueError, match=pattern):
+        engine.module_assign(module, GAIN, np.array(values))
     assert [0.25, 0.25] == engine.module_state(module)[GAIN].tolist()
 
 
@@ -217,8 +220,10 @@ def test_linear_battery(engine: Engine, use_bias: bool) -> None:
         kept = engine.module_replace_parameter(module, name)
         assert [name] == identity_changes(before, engine.module_identities(module))
         np.testing.assert_array_equal(values[name], engine.module_state(module)[name])  # a copy
+        # the old storage comes back (the caller holds it, so its id cannot be reused), not the new one
+        (old,) = [identity for identity in before if identity.name == name]
+        assert id(kept) in {*old.objects, *old.storage}
         before = engine.module_identities(module)
-        assert kept is not None
 
 
 @pytest.mark.parametrize("use_bias", [False, True])
@@ -270,9 +275,10 @@ def test_block_battery(engine: Engine, widths: list[int], use_bias: bool) -> Non
     gains = np.linspace(-1.5, 2.0, widths[0]) + 0.1
     engine.module_assign(module, GAIN, gains)
     np.testing.assert_array_equal(gains, engine.module_state(module)[GAIN])
-    with pytest.raises((ValueError, RuntimeError)):  # one number too many: refused, nothing written
-        engine.module_assign(module, GAIN, np.zeros(widths[0] + 1))
-    np.testing.assert_array_equal(gains, engine.module_state(module)[GAIN])
+    for wrong in (widths[0] + 1, widths[0] - 1):  # one number too many or too few: refused, nothing written
+        with pytest.raises((ValueError, RuntimeError)):
+            engine.module_assign(module, GAIN, np.zeros(wrong))
+        np.testing.assert_array_equal(gains, engine.module_state(module)[GAIN])
     np.testing.assert_allclose(numpy_norm(gains, x, 0.75), engine.module_norm_forward(module, x), rtol=1e-12)
     output = engine.module_forward(module, x)
     assert (3, widths[0]) == output.shape

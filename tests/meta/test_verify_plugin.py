@@ -116,6 +116,9 @@ def test_sub_exceptions_of_an_exception_group() -> None:
         ("teardown", "failed", None, "error"),
         ("call", "skipped", "not applicable: torch does not provide x", "not applicable"),
         ("call", "skipped", "needs a GPU", "skipped"),
+        # the prefix counts only where it starts the reason: quoted inside another, it declares nothing
+        ("call", "skipped", "needs a GPU (not applicable: elsewhere)", "skipped"),
+        ("setup", "skipped", "Not applicable: torch does not provide x", "skipped"),
         ("call", "skipped", None, "skipped"),
         ("call", "passed", None, "passed"),
     ],

@@ -224,6 +224,17 @@ def test_unknown_id_and_failing_loose_test_are_problems() -> None:
     [
         pytest.param(RECORDS[:2], {"pytest_exit_code": 1}, True, id="exit-1-nothing-failed"),
         pytest.param(RECORDS[:2], {"pytest_exit_code": 0}, False, id="exit-0-nothing-failed"),
+        # records that prove nothing do not account for a failure either
+        pytest.param([*RECORDS[:2], RECORDS[4]], {"pytest_exit_code": 1}, True, id="exit-1-beside-n/a"),
+        pytest.param(
+            [*RECORDS[:2], record(PROPERTY.format("skip"), ["A.grad.ok"], "skipped", reason="needs X")],
+            {"pytest_exit_code": 1},
+            True,
+            id="exit-1-beside-a-skip",
+        ),
+        pytest.param(
+            [*RECORDS[:2], RECORDS[6]], {"pytest_exit_code": 1}, True, id="exit-1-beside-a-loose-pass"
+        ),
         pytest.param(RECORDS[:4], {"pytest_exit_code": 1}, False, id="exit-1-a-test-failed"),
         pytest.param(
             [*RECORDS[:2], record(PROPERTY.format("loose"), [], "error", message="teardown")],
@@ -248,9 +259,10 @@ def test_unknown_id_and_failing_loose_test_are_problems() -> None:
 def test_a_failure_pytest_saw_and_no_record_shows_is_a_problem(
     records: list[Record], overrides: dict[str, Any], flagged: bool
 ) -> None:
-    """pytest's exit code 1 (a test failed) with every record passed (records that do not match the run:
-    an adapter patching the recorder) is a problem line and exit 1; a failed or errored record, a
-    collection error or a test of an unknown row accounts for the 1."""
+    """pytest's exit code 1 (a test failed) with no record failed (records that do not match the run:
+    an adapter patching the recorder), even beside n/a, skipped or loose records, is a problem line and
+    exit 1; only a failed or errored record, a collection error or a test of an unknown row accounts
+    for the 1."""
     report = make_report(records, **overrides)
     assert flagged == (UNRECORDED_FAILURE in report.problems())
     if flagged:

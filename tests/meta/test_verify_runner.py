@@ -554,3 +554,17 @@ def test_a_pytest_that_ended_abnormally_is_never_green(
     assert (code, {}) == (report.pytest_exit_code, report.unknown_ids)
     assert (1, [f"pytest exited with code {code}"]) == (report.exit_code(), report.problems())
     assert "passed" == report.rows[0].status
+
+
+def test_rows_alone_leave_a_chosen_row_without_tests_unbound(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """--rows without -k deselects no test: a chosen row no test names reads unbound (not accepted),
+    never deselected."""
+    root = make_suite(tmp_path)
+    fake_child(monkeypatch, RESULTS, 1)
+    monkeypatch.chdir(tmp_path)
+    chosen = ["S03.grad.add,S03.grad.mul"]
+    report = verify(VerifyOptions(impl="reference", suite=str(root), rows=chosen, progress=False))
+    statuses = [(r.id, r.status) for r in report.rows]
+    assert [("S03.grad.add", "failed"), ("S03.grad.mul", "unbound")] == statuses

@@ -279,9 +279,12 @@ class TorchEngine(Engine):
         return to_array(built.module["norm"](self.torch.from_numpy(float64(inputs))).detach())
 
     def module_assign(self, built: TorchModule, name: str, values: Array) -> None:
-        parameter = dict(named_parameters(built))[name]
+        parameter, source = dict(named_parameters(built))[name], self.torch.from_numpy(float64(values))
+        if source.shape != parameter.shape:  # copy_ would broadcast a (1,) into every element
+            shapes = f"has shape {tuple(parameter.shape)}, got {tuple(source.shape)}"
+            raise ValueError(f"module_assign: {name!r} {shapes}")
         with self.torch.no_grad():
-            parameter.copy_(self.torch.from_numpy(float64(values)))
+            parameter.copy_(source)
 
     def module_parameters(self, built: TorchModule) -> tuple[ParameterInfo, ...]:
         return tuple(
