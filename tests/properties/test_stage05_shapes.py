@@ -261,3 +261,24 @@ def test_a_config_error_names_the_broken_size(engine: Engine, case: dict[str, An
     message = str(raised.value)
     assert message.startswith(f"EmbeddingPlan: {SIZE_LABEL[field]} must be "), message
     assert f"got {case['bad']!r}" in message
+
+
+@pytest.mark.spec("S05.fail.token-id")
+@given(config=s.embedding_config.filter(lambda c: c["C"] >= 2), data=st.data())
+def test_the_first_out_of_range_token_is_the_one_named(
+    engine: Engine, config: dict[str, int], data: st.DataObject
+) -> None:
+    """With several bad ids in one sequence, the refusal names the first position and its id (the
+    whole-input check reads the ids in order, as the first offending element wins elsewhere)."""
+    require(engine, "embedding", "S05.fail.token-id")
+    vocab, context = config["V"], config["C"]
+    tokens = data.draw(st.lists(st.integers(0, vocab - 1), min_size=2, max_size=context))
+    first, second = sorted(
+        data.draw(st.lists(st.integers(0, len(tokens) - 1), min_size=2, max_size=2, unique=True))
+    )
+    tokens[first] = data.draw(st.sampled_from([vocab + first, -1 - first]))
+    tokens[second] = data.draw(st.sampled_from([vocab + second, -1 - second]))
+    embedding = EmbeddingPlan(vocab, context, config["D"]).materialize(lambda *_: 0.0)
+    with pytest.raises(IndexError) as refused:
+        embedding.forward(tokens)
+    assert f"token_ids[{first}] = {tokens[first]} must" in str(refused.value)

@@ -356,6 +356,13 @@ def test_linear_mutable_rows_never_take_the_fast_path() -> None:
         ParameterIdentityError, match=r"^Linear\.forward: layer 'fc1' parameter storage identity"
     ):
         layer.forward(Matrix([[1.0, 2.0]]))
+    # every row is read: a tuple whose last row is a list is not frozen either
+    last = [Value(0.5), Value(1.5)]
+    two = Linear(LinearPlan("fc3", 2, 2), Matrix.trusted(cast(Any, ((Value(1.0), Value(2.0)), last))))
+    assert (False, False) == (two.frozen, frozen_rows(((Value(1.0),), [Value(1.0)])))
+    last[0] = Value(0.5)
+    with pytest.raises(ParameterIdentityError, match=r"layer 'fc3' parameter storage identity changed"):
+        two.forward(Matrix([[1.0, 2.0]]))
     values = [Value(0.0)]
     biased = Linear(LinearPlan("fc2", 1, 1, True), weights(1, 1), Vector.trusted(cast(Any, values)))
     values[0] = Value(0.0)
