@@ -151,6 +151,10 @@ class BrokenMLP(MLP):
         elif self.fault == "mutate-then-replace":  # the restored storage must get its old data back too
             first.data += 1.0
             layer.weight = Matrix(layer.weight.data())
+        elif self.fault == "rescope":  # the layer's scope is part of its parameters' names: restored too
+            layer.scope = "elsewhere"
+        elif self.fault == "rename":
+            layer.name = "elsewhere"
         elif self.fault == "replace-rows":
             layer.weight = Matrix.trusted(Matrix(layer.weight.data()).rows)
         elif self.fault == "drop-column":

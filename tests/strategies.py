@@ -372,7 +372,15 @@ layer_width = st.integers(1, 4)
 mlp_widths = st.lists(layer_width, min_size=2, max_size=4)  # 1 to 3 Linear layers
 deep_widths = st.lists(layer_width, min_size=3, max_size=4)  # at least one ReLU
 token_count = st.integers(1, 3)
-WEIGHT_FAULTS = ("mutate-data", "mutate-grad", "replace-storage", "replace-rows", "mutate-then-replace")
+WEIGHT_FAULTS = (
+    "mutate-data",
+    "mutate-grad",
+    "replace-storage",
+    "replace-rows",
+    "mutate-then-replace",
+    "rescope",
+    "rename",
+)
 SHAPE_FAULTS = ("drop-column", "drop-row", "extra-row", "ragged-row", "long-row")
 STORAGE_MODES = ("matrix", "rows", "element", "bias", "list", "reorder")
 

@@ -53,14 +53,14 @@ class InitSpec(Frozen):
         where = "InitSpec"
         if distribution not in DISTRIBUTIONS:
             raise ValueError(f"{where}: distribution must be one of {DISTRIBUTIONS}, got {distribution!r}")
-        if role not in ROLES:
-            raise ValueError(f"{where}: role must be one of {ROLES}, got {role!r}")
         number = real_number(gain, where, "gain")
         if number <= 0:
             raise ValueError(f"{where}: gain must be > 0, got {number!r}")
         count = exact_int(seed, where, "seed")
         if count < 0:
             raise ValueError(f"{where}: seed must be >= 0, got {count}")
+        if role not in ROLES:  # the arguments in signature order: the first invalid one is named
+            raise ValueError(f"{where}: role must be one of {ROLES}, got {role!r}")
         self.distribution: str
         self.gain: float
         self.seed: int

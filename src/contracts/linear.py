@@ -151,6 +151,7 @@ class LinearStorage:
     """What a layer's storage was before a forward (restored if the forward replaced it)."""
 
     name: str
+    scope: str  # part of every parameter's name: a forward that changed it is refused and it is put back
     weight: Matrix
     bias: Vector | None
 
@@ -301,10 +302,11 @@ class Linear(Frozen):
         return tuple(tuple(trusted_dot(w, x) + b for w, b in zip(weight_rows, bias)) for x in rows)
 
     def storage(self) -> LinearStorage:
-        return LinearStorage(self.name, self.weight, self.bias)
+        return LinearStorage(self.name, self.scope, self.weight, self.bias)
 
     def restore_storage(self, saved: object) -> None:
         assert isinstance(saved, LinearStorage)
         self.name = saved.name
+        self.scope = saved.scope
         self.weight = saved.weight
         self.bias = saved.bias

@@ -105,6 +105,19 @@ def test_gradient_overflow_message_names_the_leaf() -> None:
     ) == str(raised.value)
 
 
+@pytest.mark.spec("T.fail.gradient-overflow")
+def test_of_two_overflowing_gradients_the_first_in_graph_order_is_named() -> None:
+    """x -> a = x * 1e300 -> a * 1e300 with upstream 1e10: a's gradient (1e310) and x's overflow; the
+    leaf x comes first in the graph's parents-first order and is the one named."""
+    leaf = Tensor([1e-300], requires_grad=True)
+    with pytest.raises(OverflowError) as raised:
+        multiply(multiply(leaf, 1e300), 1e300).backward(np.asarray([1e10]))
+    assert "the gradient of Tensor(shape=(1,), requires_grad=True) (op leaf) must be finite" in str(
+        raised.value
+    )
+    assert leaf.grad is None
+
+
 @pytest.mark.spec("T.rule.finite")
 def test_ints_beyond_int64_within_float64_become_floats() -> None:
     """-2**63 stays an int64 conversion; 2**63 and -2**63 - 1 (numpy: object arrays) become float64."""

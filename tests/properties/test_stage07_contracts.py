@@ -720,7 +720,8 @@ def test_seal_verify_messages() -> None:
 
 @pytest.mark.spec("S07.fail.parameter-non-finite")
 def test_check_finite() -> None:
-    """Finite floats pass; an int passes the loop; a nan or a str is refused by name."""
+    """Finite floats pass; an int passes the loop; a nan or a str is refused by name, the first of two
+    offenders in seal order."""
     check_finite([ref("a", Value(1.0)), ref("b", Value(2.0))], "w")
     odd = Value(1.0)
     odd.data = cast(Any, 3)
@@ -729,6 +730,10 @@ def test_check_finite() -> None:
     bad.data = math.inf
     with pytest.raises(ValueError, match=exactly("w: parameter 'b' must be finite, got inf")):
         check_finite([ref("a", Value(1.0)), ref("b", bad)], "w")
+    worse = Value(1.0)  # two offenders: the first in seal order is named
+    worse.data = math.nan
+    with pytest.raises(ValueError, match=exactly("w: parameter 'b' must be finite, got inf")):
+        check_finite([ref("a", Value(1.0)), ref("b", bad), ref("c", worse)], "w")
     bad.data = cast(Any, "1")
     with pytest.raises(
         TypeError, match=exactly("w: parameter 'b' must be a real number (bool rejected), got '1' (str)")

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, cast
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contracts import CountingValue
+from contracts import CountingValue, InitSpec, Linear, LinearPlan, Matrix
 from contracts.engines import Engine
 from contracts.errors import ParameterIdentityError, ShapeError
 from contracts.spec import SpecRow
@@ -101,10 +102,16 @@ def test_a_rename_is_refused_naming_the_sealed_layer(engine: Engine, case: dict[
 
 
 @pytest.mark.spec("S07.fail.parameter-state", "S07.fail.output-shape")
-@given(case=s.broken_executor(s.WEIGHT_FAULTS + s.SHAPE_FAULTS))
-def test_a_failed_postcondition_restores_the_parameters(engine: Engine, case: dict[str, Any]) -> None:
-    """After a postcondition refusal the next clean forward sees the sealed, unchanged parameters."""
+@pytest.mark.parametrize("fault", s.WEIGHT_FAULTS + s.SHAPE_FAULTS)  # each fault, never left to sampling
+@settings(max_examples=s.examples(10, quick=3))
+@given(data=st.data())
+def test_a_failed_postcondition_restores_the_parameters(
+    engine: Engine, fault: str, data: st.DataObject
+) -> None:
+    """After a postcondition refusal the next clean forward sees the sealed, unchanged parameters (a
+    rescoped layer too: the scope is part of every parameter's name)."""
     require(engine, "linear")
+    case = data.draw(s.broken_executor((fault,)))
     model = broken_model(case)
     sealed = [(ref.name, ref.identity(), ref.value.data, ref.value.grad) for ref in model.seal.refs]
     x = input_matrix(case["tokens"], case["widths"][0])
@@ -117,3 +124,70 @@ def test_a_failed_postcondition_restores_the_parameters(engine: Engine, case: di
     assert sealed == current
     assert (case["tokens"], case["widths"][-1]) == out.shape
     assert model.plan_forward(case["tokens"]).total_graph_nodes() == counter.operations
+
+
+def weights_2x1() -> Matrix:
+    return Matrix([[0.5], [1.5]])
+
+
+# Two invalid arguments in one call: the one earlier in the signature is named (S07.fail.invalid-plan's
+# note); the middle column is what its message says. Each later argument is invalid on its own too (the
+# last column), so every pair is real.
+ARGUMENT_ORDER = [
+    pytest.param(
+        lambda: InitSpec("cauchy", 0.0),
+        "distribution",
+        lambda: InitSpec(gain=0.0),
+        id="init-distribution-gain",
+    ),
+    pytest.param(lambda: InitSpec(gain=0.0, seed=-1), "gain", lambda: InitSpec(seed=-1), id="init-gain-seed"),
+    pytest.param(
+        lambda: InitSpec(seed=-1, role="x"), "seed", lambda: InitSpec(role="x"), id="init-seed-role"
+    ),
+    pytest.param(
+        lambda: InitSpec(gain=True, role="x"), "gain", lambda: InitSpec(role="x"), id="init-gain-role"
+    ),
+    pytest.param(lambda: LinearPlan(" ", 0, 1), "name", lambda: LinearPlan("fc", 0, 1), id="plan-name-in"),
+    pytest.param(
+        lambda: LinearPlan("fc", 0, 0), "in_features", lambda: LinearPlan("fc", 1, 0), id="plan-in-out"
+    ),
+    pytest.param(
+        lambda: LinearPlan("fc", 1, 0, cast(Any, 1)),
+        "out_features",
+        lambda: LinearPlan("fc", 1, 1, cast(Any, 1)),
+        id="plan-out-use_bias",
+    ),
+    pytest.param(
+        lambda: LinearPlan("fc", 1, 1, cast(Any, 1), cast(Any, "he")),
+        "use_bias",
+        lambda: LinearPlan("fc", 1, 1, False, cast(Any, "he")),
+        id="plan-use_bias-init",
+    ),
+    pytest.param(
+        lambda: Linear(LinearPlan("fc", 1, 2), cast(Any, [[0.5]]), None, cast(Any, 3)),
+        "must be a Matrix",
+        lambda: Linear(LinearPlan("fc", 1, 2), weights_2x1(), None, cast(Any, 3)),
+        id="linear-weight-scope",
+    ),
+    pytest.param(
+        lambda: Linear(LinearPlan("fc", 1, 2, True), weights_2x1(), None, cast(Any, 3)),
+        "must be a Vector",
+        lambda: Linear(LinearPlan("fc", 1, 2), weights_2x1(), None, cast(Any, 3)),
+        id="linear-bias-scope",
+    ),
+]
+
+
+@pytest.mark.spec("S07.fail.invalid-plan", "S07.fail.plan-type")
+@pytest.mark.parametrize(("both", "named", "later_alone"), ARGUMENT_ORDER)
+def test_the_earlier_invalid_argument_is_named(
+    both: Callable[[], object], named: str, later_alone: Callable[[], object]
+) -> None:
+    """Of two invalid constructor arguments, the refusal names the one earlier in the signature (each is
+    refused alone, so the pair is real)."""
+    with pytest.raises(Exception) as alone:  # noqa: PT011 (any refusal: the later fault alone is real)
+        later_alone()
+    with pytest.raises(Exception) as refused:  # noqa: PT011 (the message says which argument)
+        both()
+    assert named in str(refused.value)
+    assert str(alone.value) != str(refused.value)
