@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -263,22 +264,32 @@ def test_a_config_error_names_the_broken_size(engine: Engine, case: dict[str, An
     assert f"got {case['bad']!r}" in message
 
 
-@pytest.mark.spec("S05.fail.token-id")
+# per check of the whole-input scan: the bad id for a position, its exception, what the message says
+TOKEN_FAULTS: dict[str, tuple[Callable[[int, int], object], type[Exception], str]] = {
+    "S05.fail.token-id": (lambda at, vocab: vocab + at, IndexError, "token_ids[{at}] = {bad} must"),
+    "S05.fail.token-type": (lambda at, vocab: at + 0.5, TypeError, "token_ids[{at}] must be an exact int"),
+}
+
+
+@pytest.mark.parametrize(
+    "spec_row", params(rows(prefix="S05.fail.token-id") + rows(prefix="S05.fail.token-type"))
+)
 @given(config=s.embedding_config.filter(lambda c: c["C"] >= 2), data=st.data())
-def test_the_first_out_of_range_token_is_the_one_named(
-    engine: Engine, config: dict[str, int], data: st.DataObject
+def test_the_first_bad_token_is_the_one_named(
+    engine: Engine, spec_row: SpecRow, config: dict[str, int], data: st.DataObject
 ) -> None:
-    """With several bad ids in one sequence, the refusal names the first position and its id (the
-    whole-input check reads the ids in order, as the first offending element wins elsewhere)."""
-    require(engine, "embedding", "S05.fail.token-id")
+    """With two bad ids of one kind in a sequence, the refusal names the first position (the whole-input
+    check reads the ids in order, as the first offending element wins elsewhere)."""
+    require(engine, "embedding", spec_row.id)
+    make_bad, exception, named = TOKEN_FAULTS[spec_row.id]
     vocab, context = config["V"], config["C"]
-    tokens = data.draw(st.lists(st.integers(0, vocab - 1), min_size=2, max_size=context))
+    tokens: list[Any] = data.draw(st.lists(st.integers(0, vocab - 1), min_size=2, max_size=context))
     first, second = sorted(
         data.draw(st.lists(st.integers(0, len(tokens) - 1), min_size=2, max_size=2, unique=True))
     )
-    tokens[first] = data.draw(st.sampled_from([vocab + first, -1 - first]))
-    tokens[second] = data.draw(st.sampled_from([vocab + second, -1 - second]))
+    for at in (first, second):
+        tokens[at] = make_bad(at, vocab)
     embedding = EmbeddingPlan(vocab, context, config["D"]).materialize(lambda *_: 0.0)
-    with pytest.raises(IndexError) as refused:
+    with pytest.raises(exception) as refused:
         embedding.forward(tokens)
-    assert f"token_ids[{first}] = {tokens[first]} must" in str(refused.value)
+    assert named.format(at=first, bad=tokens[first]) in str(refused.value)
