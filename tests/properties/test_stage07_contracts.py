@@ -142,7 +142,8 @@ def test_checked_init_value() -> None:
 
 @pytest.mark.spec("S07.fail.init-non-finite", "S07.rule.weight-layout")
 def test_an_initializer_refusal_names_the_position_it_came_from() -> None:
-    """A bad result at (tensor, row o, column i) is refused naming that tensor, then o, then i."""
+    """A bad result at (tensor, row o, column i) is refused naming that tensor, then o, then i; with a
+    second bad result at the last position too, the first in call order is the one named."""
     plan = ModelPlan.mlp([3, 4, 2])
     # Every position of both (C_out, C_in) weights; most are asymmetric, so a swapped pair shows.
     positions = [
@@ -156,7 +157,7 @@ def test_an_initializer_refusal_names_the_position_it_came_from() -> None:
         def bad_at(
             name: object, row: object, col: object, at: tuple[str, int, int] = (tensor, o, i)
         ) -> float:
-            return math.inf if (name, row, col) == at else 0.5
+            return math.inf if (name, row, col) in (at, positions[-1]) else 0.5
 
         message = f"ModelPlan.materialize: initializer({tensor!r}, {o}, {i}) must be finite, got inf"
         with pytest.raises(ValueError, match=exactly(message)):
@@ -428,6 +429,12 @@ def plans(*pairs: tuple[str, int, int]) -> list[LinearPlan]:
             TypeError,
             "ModelPlan: layers[1] must be a LinearPlan, got 'x' (str)",
         ),
+        (  # two offenders of each kind below: the first is named
+            [LinearPlan("a", 1, 1), "x", 7],
+            {},
+            TypeError,
+            "ModelPlan: layers[1] must be a LinearPlan, got 'x' (str)",
+        ),
         ([], {}, ValueError, "ModelPlan: layers must hold >= 1 LinearPlan, got 0"),
         (plans(("a", 1, 1)), {"name": " "}, ValueError, "ModelPlan: name must be a non-blank str, got ' '"),
         (plans(("a", 1, 1)), {"parameter_budget": -1}, ValueError, "ModelPlan: budget must be >= 0, got -1"),
@@ -443,6 +450,19 @@ def plans(*pairs: tuple[str, int, int]) -> list[LinearPlan]:
             {},
             ShapeError,
             "ModelPlan: layer 'fc2' in_features C_in = 5 must equal layer 'fc1' out_features C_out = 4",
+        ),
+        (
+            plans(("fc1", 3, 4), ("fc2", 5, 2), ("fc3", 6, 1)),
+            {},
+            ShapeError,
+            "ModelPlan: layer 'fc2' in_features C_in = 5 must equal layer 'fc1' out_features C_out = 4",
+        ),
+        (
+            plans(("fc1", 3, 3), ("fc2", 3, 3), ("fc2", 3, 3), ("fc1", 3, 3)),
+            {},
+            ParameterIdentityError,
+            "ModelPlan: duplicate layer name 'fc2' at layers[1] and layers[2]: "
+            "every layer name must be unique",
         ),
         (
             plans(("fc1", 3, 4), ("fc2", 4, 2)),
