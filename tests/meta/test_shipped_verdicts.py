@@ -15,13 +15,12 @@ from pathlib import Path
 
 import pytest
 
-from contracts.cli import main
+from contracts.matrix import summary
+from tests.meta.test_verify_runs import run_verify
 
 ROOT = Path(__file__).resolve().parents[2]
 PINNED = json.loads((Path(__file__).with_name("shipped_verdicts.json")).read_text(encoding="utf-8"))
 ENGINES = ("torch", "micrograd")
-# the matrix's "all" cell lists the statuses in this order (contracts.matrix), each only when non-zero
-MATRIX_ORDER = ("passed", "partly verified", "failed", "not exercised", "not applicable", "skipped")
 
 # verify's pytest runs in a child, which imports the installed package, never mutmut's mutants
 pytestmark = pytest.mark.skipif(
@@ -35,23 +34,9 @@ def pinned_statuses(engine: str) -> dict[str, str]:
 
 def verified_statuses(engine: str, out: Path) -> dict[str, str]:
     """Each row's status in a whole-spec verify of the engine (two workers: the CI machine has two cores)."""
-    main(
-        [
-            "verify",
-            "-q",
-            "--impl",
-            engine,
-            "--suite",
-            str(ROOT),
-            "-n",
-            "2",
-            "--format",
-            "json",
-            "-o",
-            str(out),
-        ]
-    )
-    return {row["id"]: row["status"] for row in json.loads(out.read_text(encoding="utf-8"))["rows"]}
+    return {
+        row_id: row["status"] for row_id, row in run_verify(["--impl", engine, "-n", "2"], out).rows().items()
+    }
 
 
 @pytest.mark.parametrize("engine", ENGINES)
@@ -62,17 +47,18 @@ def test_a_shipped_adapter_gets_its_pinned_verdict_on_every_row(engine: str, tmp
         pytest.skip(f"{engine} is not installed")
     expected = pinned_statuses(engine)
     actual = verified_statuses(engine, tmp_path / f"{engine}.json")
-    moved = {row_id: (expected.get(row_id), actual.get(row_id)) for row_id in expected.keys() | actual.keys()}
-    assert {} == {row_id: pair for row_id, pair in moved.items() if pair[0] != pair[1]}, (
-        "(pinned, verify gave)"
-    )
+    moved = {
+        row_id: (expected.get(row_id), actual.get(row_id))
+        for row_id in expected.keys() | actual.keys()
+        if expected.get(row_id) != actual.get(row_id)
+    }
+    assert {} == moved, "(pinned, verify gave)"
 
 
 @pytest.mark.parametrize("engine", ENGINES)
 def test_the_readme_matrix_states_the_pinned_counts(engine: str) -> None:
     """The README's engine matrix row for the adapter totals exactly the pinned statuses."""
-    counts = Counter(pinned_statuses(engine).values())
-    cell = ", ".join(f"{counts[status]} {status}" for status in MATRIX_ORDER if counts[status])
+    cell = summary(Counter(pinned_statuses(engine).values()))  # as `contracts matrix` writes the cell
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     (row,) = re.findall(rf"^\| {engine} \|.*\|$", readme, flags=re.MULTILINE)
     assert cell == row.split("|")[-2].strip()

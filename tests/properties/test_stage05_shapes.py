@@ -271,9 +271,7 @@ TOKEN_FAULTS: dict[str, tuple[Callable[[int, int], object], type[Exception], str
 }
 
 
-@pytest.mark.parametrize(
-    "spec_row", params(rows(prefix="S05.fail.token-id") + rows(prefix="S05.fail.token-type"))
-)
+@pytest.mark.parametrize("spec_row", params(row(row_id) for row_id in TOKEN_FAULTS))
 @given(config=s.embedding_config.filter(lambda c: c["C"] >= 2), data=st.data())
 def test_the_first_bad_token_is_the_one_named(
     engine: Engine, spec_row: SpecRow, config: dict[str, int], data: st.DataObject

@@ -9,12 +9,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from contracts import CountingValue, InitSpec, Linear, LinearPlan, Matrix
+from contracts import CountingValue, InitSpec, Linear, LinearPlan
 from contracts.engines import Engine
 from contracts.errors import ParameterIdentityError, ShapeError
 from contracts.spec import SpecRow
 from tests import strategies as s
 from tests.probes import assert_refused
+from tests.properties.test_stage07_contracts import weights
 from tests.spec_rows import OWN_TYPES, params, reference_only, require, rows
 from tests.stage07_cases import ATTEMPTS, broken_model, counted_model, input_matrix
 
@@ -126,10 +127,6 @@ def test_a_failed_postcondition_restores_the_parameters(
     assert model.plan_forward(case["tokens"]).total_graph_nodes() == counter.operations
 
 
-def weights_2x1() -> Matrix:
-    return Matrix([[0.5], [1.5]])
-
-
 # Two invalid arguments in one call: the one earlier in the signature is named (S07.fail.invalid-plan's
 # note); the middle column is what its message says. Each later argument is invalid on its own too (the
 # last column), so every pair is real.
@@ -166,13 +163,13 @@ ARGUMENT_ORDER = [
     pytest.param(
         lambda: Linear(LinearPlan("fc", 1, 2), cast(Any, [[0.5]]), None, cast(Any, 3)),
         "must be a Matrix",
-        lambda: Linear(LinearPlan("fc", 1, 2), weights_2x1(), None, cast(Any, 3)),
+        lambda: Linear(LinearPlan("fc", 1, 2), weights(2, 1), None, cast(Any, 3)),
         id="linear-weight-scope",
     ),
     pytest.param(
-        lambda: Linear(LinearPlan("fc", 1, 2, True), weights_2x1(), None, cast(Any, 3)),
+        lambda: Linear(LinearPlan("fc", 1, 2, True), weights(2, 1), None, cast(Any, 3)),
         "must be a Vector",
-        lambda: Linear(LinearPlan("fc", 1, 2), weights_2x1(), None, cast(Any, 3)),
+        lambda: Linear(LinearPlan("fc", 1, 2), weights(2, 1), None, cast(Any, 3)),
         id="linear-bias-scope",
     ),
 ]
