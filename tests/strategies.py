@@ -1824,3 +1824,28 @@ def inject_gain_shape(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
     n = x.shape[-1]
     shape = draw(st.sampled_from([(n + 1,), (n + 2,), (1, n)]))
     return naming(case, inputs=[x, np.ones(shape, dtype=gain.dtype)])
+
+
+# ---------------------------------------------------------------- first offender (Stage 05 constructors)
+
+# Bad elements whose messages tell them apart ("got 'a' (str)", "got inf", ...): no repr is inside another's.
+distinct_bad_elements = ("a", "b", True, None, 1j, float("nan"), float("inf"), float("-inf"))
+# Where two offenders sit in a matrix: the layouts that tell row-major order from column-major order
+# (anti-diagonal) and from reversed order (same row, same column).
+OFFENDER_LAYOUTS = ("same row", "same column", "anti-diagonal")
+
+
+@st.composite
+def two_bad_elements(draw: st.DrawFn) -> dict[str, Any]:
+    """A matrix's rows with two distinguishable bad elements; first = the one earlier in row-major order."""
+    layout = draw(st.sampled_from(OFFENDER_LAYOUTS))
+    m = 1 if layout == "same row" else draw(st.integers(2, 4))
+    k = 1 if layout == "same column" else draw(st.integers(2, 4))
+    first_row, second_row = (0, 0) if m == 1 else sorted(draw(st.permutations(range(m)))[:2])
+    columns = [0, 0] if k == 1 else sorted(draw(st.permutations(range(k)))[:2])
+    if layout == "anti-diagonal":
+        columns.reverse()  # the second offender is the first in column-major order
+    first, second = draw(st.permutations(distinct_bad_elements))[:2]
+    rows: list[list[Any]] = draw(matrix_rows(m, k))
+    rows[first_row][columns[0]], rows[second_row][columns[1]] = first, second
+    return {"rows": rows, "first": first, "second": second}

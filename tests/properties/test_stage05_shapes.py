@@ -291,3 +291,25 @@ def test_the_first_bad_token_is_the_one_named(
     with pytest.raises(exception) as refused:
         embedding.forward(tokens)
     assert named.format(at=first, bad=tokens[first]) in str(refused.value)
+
+
+def element_refusal(bad: object) -> type[Exception]:
+    """The exception of the row a bad element breaks: element-nonfinite for a float, else element-type."""
+    return ValueError if isinstance(bad, float) else TypeError
+
+
+@pytest.mark.spec("S05.fail.element-type", "S05.fail.element-nonfinite", "S05.order.matrix")
+@given(case=s.two_bad_elements())
+def test_the_first_bad_element_in_row_major_order_is_the_one_named(
+    engine: Engine, case: dict[str, Any]
+) -> None:
+    """Of two bad elements, Matrix and Vector name the first in row-major order (S05.order.matrix's note)
+    and raise its row's exception: not the last one, not the first in column-major order."""
+    require(engine, "shapes")
+    first, second = case["first"], case["second"]
+    flat = [element for row in case["rows"] for element in row]
+    for build in (lambda: Matrix(case["rows"]), lambda: Vector(flat)):
+        with pytest.raises(element_refusal(first)) as refused:
+            build()
+        message = str(refused.value)
+        assert (True, False) == (f"got {first!r}" in message, f"got {second!r}" in message), message

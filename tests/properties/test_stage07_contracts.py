@@ -629,6 +629,34 @@ def test_mlp_refusals() -> None:
     )
 
 
+# Two bad layers in each case: MLP(plan, layers) checks one layer at a time, in order (type, plan, scope),
+# so the first offending layer is named whatever check the later one fails (S07.fail.storage-shape's note).
+def two_bad_layers(plan: ModelPlan) -> dict[str, tuple[list[Any], type[Exception], str]]:
+    fc1, _, fc3 = plan.materialize().layers
+    stray1, stray2 = (plan.layers[i].materialize(scope="other") for i in (0, 1))
+    wrong_fc2 = LinearPlan("fc2", 4, 4, init=InitSpec(seed=1, role="relu")).materialize(scope="mlp")
+    type_error = "MLP: layers[{}] must be a Linear, got {!r} (str)"
+    scope_error = "MLP: layer '{}' scope must be the model name 'mlp', got 'other'"
+    return {
+        "two non-Linears": ([fc1, "x", "y"], TypeError, type_error.format(1, "x")),
+        "a scope, then a non-Linear": ([stray1, "y", fc3], ParameterIdentityError, scope_error.format("fc1")),
+        "another plan, then a scope": ([fc1, wrong_fc2, stray2], ShapeError, "MLP: layers[1] must be built"),
+        "two scopes": ([stray1, stray2, fc3], ParameterIdentityError, scope_error.format("fc1")),
+    }
+
+
+@pytest.mark.spec("S07.fail.storage-shape", "S07.fail.parameter-renamed")
+@pytest.mark.parametrize(
+    "case", ["two non-Linears", "a scope, then a non-Linear", "another plan, then a scope", "two scopes"]
+)
+def test_mlp_names_the_first_offending_layer(case: str) -> None:
+    """Of two bad layers, MLP(plan, layers) refuses the first in order, with that layer's own check."""
+    layers, error, message = two_bad_layers(ModelPlan.mlp([3, 4, 4, 2]))[case]
+    with pytest.raises(error) as refused:
+        MLP(ModelPlan.mlp([3, 4, 4, 2]), layers)
+    assert str(refused.value).startswith(message), str(refused.value)
+
+
 @pytest.mark.spec("S07.fail.storage-replaced")
 @pytest.mark.parametrize("layers", [lambda m: list(m.layers), lambda m: (m.layers[0], "x")])
 def test_mlp_layers_storage_of_the_wrong_type_is_refused(layers: Any) -> None:
