@@ -1439,11 +1439,23 @@ SOFTMAX_SIDE = 5  # classes per slice <= 5 and batch <= 4 keep the mpmath refere
 
 
 @st.composite
-def axis_case(draw: st.DrawFn, elements: st.SearchStrategy[float] | None = None) -> dict[str, Any]:
-    """x of 1..3 dims with non-empty axes, an axis in [-ndim, ndim), keepdims, upstream of the kept shape."""
-    shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=SOFTMAX_SIDE))
+def axis_case(
+    draw: st.DrawFn,
+    elements: st.SearchStrategy[float] | None = None,
+    axes: st.SearchStrategy[int] | None = None,
+) -> dict[str, Any]:
+    """x of 1..3 dims with non-empty axes, an axis in [-ndim, ndim) (or drawn from axes first, x then
+    getting as many dims as the axis needs), keepdims, upstream of the kept shape."""
+    if axes is None:
+        shape = draw(hnp.array_shapes(min_dims=1, max_dims=3, max_side=SOFTMAX_SIDE))
+        axis = draw(st.integers(-len(shape), len(shape) - 1))
+    else:
+        axis = draw(axes)
+        dims = draw(st.integers(axis + 1 if axis >= 0 else -axis, max(3, axis + 1, -axis)))
+        shape = draw(
+            hnp.array_shapes(min_dims=dims, max_dims=dims, max_side=SOFTMAX_SIDE if dims <= 3 else 2)
+        )
     x = draw(float_arrays(shape, elements if elements is not None else st.floats(-4, 4)))
-    axis = draw(st.integers(-len(shape), len(shape) - 1))
     kept = tuple(1 if i == axis % len(shape) else size for i, size in enumerate(shape))
     upstream = draw(float_arrays(kept, st.floats(-2, 2)))
     return {"x": x, "axis": axis, "keepdims": draw(st.booleans()), "kept": kept, "upstream": upstream}
@@ -1459,12 +1471,22 @@ def distinct_max(case: dict[str, Any]) -> bool:
 
 
 @st.composite
-def ce_case(draw: st.DrawFn, elements: st.SearchStrategy[float] | None = None) -> dict[str, Any]:
-    """logits (batch..., classes) with 0..2 batch axes and integer targets of the batch shape."""
+def ce_case(
+    draw: st.DrawFn,
+    elements: st.SearchStrategy[float] | None = None,
+    classes_of: st.SearchStrategy[int] | None = None,
+) -> dict[str, Any]:
+    """logits (batch..., classes) with 0..2 batch axes and integer targets of the batch shape (or the
+    targets drawn from classes_of first, and then more classes than the largest of them)."""
     batch = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=2))
-    classes = draw(st.integers(1, SOFTMAX_SIDE))
+    if classes_of is None:
+        classes = draw(st.integers(1, SOFTMAX_SIDE))
+        targets = draw(hnp.arrays(np.int64, batch, elements=st.integers(0, classes - 1)))
+    else:
+        targets = draw(hnp.arrays(np.int64, batch, elements=classes_of))
+        least = int(targets.max(initial=0)) + 1
+        classes = draw(st.integers(least, max(least, SOFTMAX_SIDE)))
     x = draw(float_arrays((*batch, classes), elements if elements is not None else st.floats(-4, 4)))
-    targets = draw(hnp.arrays(np.int64, batch, elements=st.integers(0, classes - 1)))
     return {"x": x, "targets": targets}
 
 
@@ -1485,14 +1507,18 @@ def wide_logits(draw: st.DrawFn, axis_last: bool = True) -> dict[str, Any]:
 
 @st.composite
 def rms_case(
-    draw: st.DrawFn, scales: tuple[int, int] = (-1, 1), eps: st.SearchStrategy[float] | None = None
+    draw: st.DrawFn,
+    scales: tuple[int, int] = (-1, 1),
+    eps: st.SearchStrategy[float] | None = None,
+    elements: st.SearchStrategy[float] | None = None,
+    gains: st.SearchStrategy[float] | None = None,
 ) -> dict[str, Any]:
     """x (batch <= 3 rows of n <= 5) scaled by 10^k, k in scales, gain |w| <= 2, eps, upstream |g| <= 2."""
     batch = draw(hnp.array_shapes(min_dims=0, max_dims=2, max_side=3))
     n = draw(st.integers(1, SOFTMAX_SIDE))
     scale = 10.0 ** draw(st.one_of(st.sampled_from(scales), st.integers(*scales)))  # the ends, then any
-    x = draw(float_arrays((*batch, n), st.floats(-4, 4))) * scale
-    gain = draw(float_arrays((n,), st.floats(-2, 2)))
+    x = draw(float_arrays((*batch, n), elements if elements is not None else st.floats(-4, 4))) * scale
+    gain = draw(float_arrays((n,), gains if gains is not None else st.floats(-2, 2)))
     upstream = draw(float_arrays((*batch, n), st.floats(-2, 2)))
     value = draw(eps if eps is not None else st.floats(1e-3, 1.0))
     return {"x": x, "gain": gain, "eps": value, "upstream": upstream}
@@ -1849,3 +1875,22 @@ def two_bad_elements(draw: st.DrawFn) -> dict[str, Any]:
     rows: list[list[Any]] = draw(matrix_rows(m, k))
     rows[first_row][columns[0]], rows[second_row][columns[1]] = first, second
     return {"rows": rows, "first": first, "second": second}
+
+
+# ---------------------------------------------------------------- a gradient row's own domains (Stage 06/08)
+
+
+def row_domain(spec_row: Mapping[str, Any], name: str) -> st.SearchStrategy[Any]:
+    """The values the row's `domain` (an input) or `constants` (a parameter) gives name: the tests draw
+    from the spec's ranges, so a range the implementation does not honour fails them."""
+    return from_domain({**spec_row["domain"], **spec_row.get("constants", {})}[name])
+
+
+def rms_row_case(spec_row: Mapping[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    """An rms_norm case whose x, gain and eps come from the gradient row's domains (no extra scale)."""
+    return rms_case(
+        scales=(0, 0),
+        eps=row_domain(spec_row, "eps"),
+        elements=row_domain(spec_row, "x"),
+        gains=row_domain(spec_row, "w"),
+    )

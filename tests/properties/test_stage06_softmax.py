@@ -34,18 +34,25 @@ from tests.stage06_cases import refuse_with, spec_vjp_with
 from tests.tensor_cases import RecordingNamespace, assert_second_call_gives, require_reference
 
 GRADIENT_ROWS = rows(stage="06", kind="gradient")
+GRADIENT_OF = {spec_row["op"]: spec_row for spec_row in GRADIENT_ROWS}
 KEEPDIMS_OPS = ("sum", "max", "logsumexp")  # the others keep x's shape
 STEP = 1e-6
 
 
-def draw_case(data: st.DataObject, op: str) -> tuple[list[np.ndarray], np.ndarray | None, dict[str, Any]]:
-    """(inputs, upstream, params) for op: max keeps its maximum unique (ties: S06.rule.max-tie)."""
+def draw_case(
+    data: st.DataObject, spec_row: SpecRow
+) -> tuple[list[np.ndarray], np.ndarray | None, dict[str, Any]]:
+    """(inputs, upstream, params) for the row's op, x from the row's domain and its parameter (axis, or
+    the targets t) from its constants: max keeps its maximum unique (ties: S06.rule.max-tie)."""
+    op, elements = spec_row["op"], s.row_domain(spec_row, "x")
     if op == "cross_entropy":
-        case = data.draw(s.ce_case())
+        case = data.draw(s.ce_case(elements, s.row_domain(spec_row, "t")))
         seeded = data.draw(st.booleans())
         upstream = None if seeded else np.asarray(data.draw(st.floats(-2, 2)))
         return [case["x"]], upstream, {"targets": case["targets"]}
-    strategy = s.axis_case().filter(s.distinct_max) if op == "max" else s.axis_case()
+    strategy = s.axis_case(elements, s.row_domain(spec_row, "axis"))
+    if op == "max":
+        strategy = strategy.filter(s.distinct_max)
     case = data.draw(strategy)
     x, axis = case["x"], case["axis"]
     if op in KEEPDIMS_OPS:
@@ -61,7 +68,7 @@ def test_value_and_gradients_match_spec(engine: Engine, spec_row: SpecRow, data:
     """The forward (in the op's output shape) and the VJP equal the row's expressions."""
     op = spec_row["op"]
     require(engine, f"tensor.{op}", spec_row.id)
-    inputs, upstream, kwargs = draw_case(data, op)
+    inputs, upstream, kwargs = draw_case(data, spec_row)
     expected_value, expected_grads = spec_vjp_with(spec_row, inputs, upstream, kwargs)
     value, grads = engine.tensor_vjp_with(op, inputs, upstream, kwargs)
     expected_shape = upstream.shape if upstream is not None else ()
@@ -80,7 +87,7 @@ def test_each_call_gets_the_gradients_of_its_own_upstream(
     is the spec's for g (no state kept between calls, e.g. a cache keyed on the inputs alone)."""
     op = spec_row["op"]
     require(engine, f"tensor.{op}", spec_row.id)
-    inputs, upstream, kwargs = draw_case(data, op)
+    inputs, upstream, kwargs = draw_case(data, spec_row)
     _, expected_grads = spec_vjp_with(spec_row, inputs, upstream, kwargs)
 
     def vjp(g: np.ndarray | None) -> tuple[Any, tuple[Any, ...]]:
@@ -95,7 +102,7 @@ def test_gradients_match_central_differences(engine: Engine, spec_row: SpecRow, 
     """Along a random direction d, d/dt ⟨u, f(x + t d)⟩ by central differences equals ⟨grad, d⟩."""
     op = spec_row["op"]
     require(engine, f"tensor.{op}", spec_row.id)
-    inputs, upstream, kwargs = draw_case(data, op)
+    inputs, upstream, kwargs = draw_case(data, spec_row)
     direction = data.draw(s.directions([x.shape for x in inputs]))
     _, grads = engine.tensor_vjp_with(op, inputs, upstream, kwargs)
     weights = np.ones(()) if upstream is None else upstream
@@ -117,7 +124,7 @@ def test_ops_over_array_api_strict(engine: Engine, spec_row: SpecRow, data: st.D
     """Over array_api_strict (its functions asked for, not numpy's) the reference gives the spec's values
     and gradients."""
     require_reference(engine, spec_row.id)
-    inputs, upstream, kwargs = draw_case(data, spec_row["op"])
+    inputs, upstream, kwargs = draw_case(data, spec_row)
     expected_value, expected_grads = spec_vjp_with(spec_row, inputs, upstream, kwargs)
     if "targets" in kwargs:
         kwargs = {"targets": array_api_strict.asarray(kwargs["targets"])}
@@ -176,7 +183,7 @@ def test_huge_logits_give_finite_values_and_gradients(engine: Engine, op: str, d
     to 1 and lies in [0, 1], and log_softmax <= 0."""
     require(engine, f"tensor.{op}", "S06.rule.shift-path")
     huge = st.floats(-1e300, 1e300)
-    inputs, upstream, kwargs = draw_case(data, op)
+    inputs, upstream, kwargs = draw_case(data, GRADIENT_OF[op])
     inputs = [data.draw(s.float_arrays(inputs[0].shape, huge))]
     value, (grad,) = engine.tensor_vjp_with(op, inputs, upstream, kwargs)
     assert (True, True) == (bool(np.all(np.isfinite(value))), bool(np.all(np.isfinite(grad))))

@@ -56,7 +56,7 @@ def call(engine: Engine, case: dict[str, Any]) -> tuple[np.ndarray, tuple[np.nda
 
 
 @pytest.mark.spec("S08.grad.rms-norm")
-@given(case=s.rms_case())
+@given(case=s.rms_row_case(GRADIENT))
 def test_each_call_gets_the_gradients_of_its_own_upstream(engine: Engine, case: dict[str, Any]) -> None:
     """Called on the same x and gain first with another upstream (2g + 1), then with g: dx and dgain are
     the spec's for g (no state kept between calls, e.g. a cache keyed on the inputs alone)."""
@@ -71,7 +71,7 @@ def test_each_call_gets_the_gradients_of_its_own_upstream(engine: Engine, case: 
 
 
 @pytest.mark.spec("S08.grad.rms-norm")
-@given(case=s.rms_case())
+@given(case=s.rms_row_case(GRADIENT))
 def test_value_and_gradients_match_spec(engine: Engine, case: dict[str, Any]) -> None:
     """The forward, dx and the gain's gradient (summed over the batch) equal the row's expressions."""
     require(engine, "tensor.rms_norm", GRADIENT.id)
@@ -85,7 +85,7 @@ def test_value_and_gradients_match_spec(engine: Engine, case: dict[str, Any]) ->
 
 
 @pytest.mark.spec("S08.grad.rms-norm")
-@given(case=s.rms_case(), data=st.data())
+@given(case=s.rms_row_case(GRADIENT), data=st.data())
 def test_gradients_match_central_differences(
     engine: Engine, case: dict[str, Any], data: st.DataObject
 ) -> None:
@@ -107,7 +107,7 @@ def test_gradients_match_central_differences(
 
 @reference_only(OWN_TYPES)
 @pytest.mark.spec("S08.grad.rms-norm")
-@given(case=s.rms_case())
+@given(case=s.rms_row_case(GRADIENT))
 def test_rms_norm_over_array_api_strict(engine: Engine, case: dict[str, Any]) -> None:
     """Over array_api_strict (its functions asked for, not numpy's) the reference gives the spec's values
     and gradients."""
