@@ -520,6 +520,14 @@ SCHEMA_CASES = [
         r"a\.toml: row 'X99\.rule\.r': examples/1: case 'three' is not one of the row's cases \(one, two\)$",
         id="example-case-not-listed",
     ),
+    pytest.param(  # the unshown case is the second listed: a check of the first case alone lets it in
+        [
+            at("rule", "cases", {"one": "x", "two": "y"}),
+            at("rule", "examples", [{"case": "one"}, {"case": "one"}]),
+        ],
+        r"a\.toml: row 'X99\.rule\.r': cases/two: no example shows case 'two'$",
+        id="case-without-example",
+    ),
     pytest.param(
         [at("rule", "float64_only", {"X99.fail.f": "why", "X99.fail.nowhere": "why"})],
         r"row 'X99\.rule\.r': float64_only names unknown row 'X99\.fail\.nowhere'$",

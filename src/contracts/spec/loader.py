@@ -241,16 +241,22 @@ def check_expressions(row: SpecRow) -> None:
 
 def check_cases(row: SpecRow) -> None:
     """A rule example's `case` is one of the cases its row lists (adapters' conventions name them; a
-    precedence example's `case` is its call, not a case id)."""
+    precedence example's `case` is its call, not a case id), and every listed case has an example: a
+    case no example shows would be claimed without a golden."""
     if row.kind != "rule":
         return
     cases = row.get("cases", {})
+    shown = []
     for index, example in enumerate(row.get("examples", ())):
         if "case" in example and example["case"] not in cases:
             raise spec_error(
                 f"{row.file}: row {row.id!r}: examples/{index}: case {example['case']!r} is not one of "
                 f"the row's cases ({', '.join(cases) or 'none'})"
             )
+        shown.append(example.get("case"))
+    for case in cases:
+        if case not in shown:
+            raise spec_error(f"{row.file}: row {row.id!r}: cases/{case}: no example shows case {case!r}")
 
 
 def check_examples(row: SpecRow) -> None:
