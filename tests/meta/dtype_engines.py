@@ -69,6 +69,10 @@ class Float32Reference(ReferenceEngine):
         value, grads = super().tensor_program_vjp(program, each32(leaves), to32(upstream))
         return to32(value), each32(grads)
 
+    def tensor_from_data(self, data: Any) -> Any:
+        """The engine's own tensor of the data: float32, as a float32 engine stores it."""
+        return np.asarray(super().tensor_from_data(data), dtype=np.float32)
+
 
 class Float32JudgedAsFloat64(Float32Reference):
     """The same float32 numbers, declared as float64: judged with float64 tolerances they fail."""

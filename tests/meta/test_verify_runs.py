@@ -7,6 +7,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
+import re
+import shutil
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,6 +19,7 @@ import pytest
 
 from contracts.cli import main
 from contracts.verify.report import NEVER_BUILT
+from tests.spec_rows import row
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = json.loads((ROOT / "specs" / "verify-report.schema.json").read_text(encoding="utf-8"))
@@ -322,3 +325,24 @@ def test_a_case_convention_leaves_the_other_case_running(runs: dict[str, Run], n
     assert ({"not applicable"}, {"passed"}) == tie_tests_by_case(run)
     (reason,) = run.rows()["T.rule.tie"]["reasons"]
     assert reason.startswith(f"{(run.report or {})['engine']['name']} convention for T.rule.tie[maximum]: ")
+
+
+def test_every_float64_only_entry_hides_a_check_a_float32_engine_fails(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With T.rule.tolerance's float64_only emptied (in a copy of the spec), the float32 reference fails
+    every row the list names: each entry stands for a real float64-only claim, never for a row a float32
+    engine would pass and the list would hide from it."""
+    specs = tmp_path / "specs"
+    shutil.copytree(ROOT / "specs", specs)
+    listed = sorted(row("T.rule.tolerance")["float64_only"])
+    spec_file = specs / "tensor_ops.toml"
+    text, emptied = re.subn(
+        r"^float64_only = \{.*\}$", "float64_only = {}", spec_file.read_text(encoding="utf-8"), flags=re.M
+    )
+    assert 1 == emptied
+    spec_file.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("CONTRACTS_SPECS", str(specs))
+    arguments = ["--impl", f"{DTYPE}:Float32Reference", "--rows", ",".join(listed), "--quick", "-n", "2"]
+    run = run_verify(arguments, tmp_path / "float32.json")
+    assert (1, dict.fromkeys(listed, "failed")) == (run.code, statuses(run))
