@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import unittest
 from collections.abc import Callable, Iterable, Sequence
 from functools import cache
 from typing import Any, TypedDict
@@ -189,6 +190,7 @@ def unwrap(engine: Any) -> Any:
 # Raised from inside an engine call they are the engine's doing, so the engine's failure.
 HARNESS_CONTROL: tuple[type[BaseException], ...] = (
     pytest.skip.Exception,
+    unittest.SkipTest,  # pytest skips a test that raises it, as unittest does
     pytest.xfail.Exception,
     pytest.exit.Exception,
     UnsatisfiedAssumption,

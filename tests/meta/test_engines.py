@@ -251,6 +251,46 @@ BAD_DECLARATIONS = {
         {"error_families": {"RuntimeError": "ShapeError"}},
         r"^declaring: error_families key 'RuntimeError' is not an exception type$",
     ),
+    # the protocol's own "not here" and a crash of the stack are never refusals, mapped directly
+    "not-implemented": (
+        {"error_families": {EngineRefusalError: "ValueError", NotImplementedError: "ShapeError"}},
+        r"^declaring: error_families maps NotImplementedError \(a crash or a method not implemented",
+    ),
+    "recursion": (
+        {"error_patterns": [(RecursionError, "depth", "ValueError")]},
+        r"^declaring: error_families maps RecursionError \(a crash or a method not implemented",
+    ),
+    # a pattern that matches any message maps every exception of its type (probe J's H02: '' for all
+    # of torch's RuntimeErrors, NotImplementedError among them): the second pattern is the catch-all
+    "empty-pattern": (
+        {"error_patterns": [(RuntimeError, "^shape", "ShapeError"), (RuntimeError, "", "ShapeError")]},
+        r"^declaring: error_patterns maps every RuntimeError onto 'ShapeError': '' matches any message",
+    ),
+    "dot-star-pattern": (
+        {"error_patterns": [(ValueError, "(?s).*", "ValueError")]},
+        r"^declaring: error_patterns maps every ValueError onto 'ValueError': '\(\?s\)\.\*' matches any",
+    ),
+    "any-character-pattern": (
+        {"error_patterns": [(IndexError, ".", "IndexError")]},
+        r"^declaring: error_patterns maps every IndexError onto 'IndexError': '\.' matches any message",
+    ),
+    "not-a-regex": (
+        {"error_patterns": [(IndexError, "(unclosed", "IndexError")]},
+        r"^declaring: error_patterns entry for IndexError -> 'IndexError': '\(unclosed' is not a regular",
+    ),
+    # the harness decides what is applicable and how a refusal maps; an adapter only declares
+    "overrides-lacks": (
+        {"lacks": lambda self, capability, row_id=None, case=None: "not today"},
+        r"^declaring: overrides lacks\(\), which the suite runs to decide what is applicable",
+    ),
+    "overrides-convention": (
+        {"convention": lambda self, row_id, case: "by design"},
+        r"^declaring: overrides convention\(\), which the suite runs",
+    ),
+    "overrides-error-family": (
+        {"error_family": lambda self, error: "ShapeError"},
+        r"^declaring: overrides error_family\(\), which the suite runs",
+    ),
 }
 
 

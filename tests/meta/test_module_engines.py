@@ -103,6 +103,24 @@ def test_error_family_walks_the_exception_type_most_derived_first() -> None:
         engine.error_family(ValueError("x")),
     )
     assert family_of({}, IndexError()) is None
+    # a crash or a missing method is never a refusal, though a mapping or pattern of its base type matches
+    everything: tuple[ErrorPattern, ...] = ((RuntimeError, "x", "ShapeError"),)
+    runtime: dict[type[BaseException], str] = {RuntimeError: "ValueError", Exception: "ValueError"}
+    assert [None] * 6 == [
+        family_of(runtime, error, everything)
+        for error in (
+            NotImplementedError("x"),
+            RecursionError("x"),
+            AttributeError("x"),
+            NameError("x"),
+            AssertionError("x"),
+            UnboundLocalError("x"),
+        )
+    ]
+    assert ("ShapeError", "ValueError") == (
+        family_of(runtime, RuntimeError("x"), everything),
+        family_of(runtime, RuntimeError("y"), everything),
+    )
     patterns: tuple[ErrorPattern, ...] = (
         (RuntimeError, "^shape", "ShapeError"),
         (IndexError, "^dim", "ShapeError"),

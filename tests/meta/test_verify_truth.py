@@ -8,6 +8,7 @@ import re
 import signal
 import sys
 import time
+import unittest
 from pathlib import Path
 from typing import Any
 
@@ -570,6 +571,8 @@ def control(kind: str) -> None:
         pytest.xfail("known")
     if kind == "exit":
         pytest.exit("enough", returncode=0)
+    if kind == "unittest-skip":
+        raise unittest.SkipTest("not applicable: the engine says so")  # pytest skips on it, as unittest
     raise UnsatisfiedAssumption  # what hypothesis's assume(False) and reject() raise inside a test
 
 
@@ -586,13 +589,18 @@ class SteersTheHarness(ReferenceEngine):
         return super().scalar_vjp(op, inputs, constants)
 
 
-@pytest.mark.parametrize("kind", ["skip", "xfail", "exit", "assume"])
+@pytest.mark.parametrize("kind", ["skip", "xfail", "exit", "assume", "unittest-skip"])
 def test_an_engine_call_cannot_skip_discard_or_end_its_test(kind: str) -> None:
-    """pytest.skip (a self-declared 'not applicable'), xfail, exit and hypothesis's assume raised inside
-    an engine call become the test's failure, naming the engine, the method and what it raised."""
+    """pytest.skip or unittest.SkipTest (a self-declared 'not applicable'), xfail, exit and hypothesis's
+    assume raised inside an engine call become the test's failure, naming the engine, the method and
+    what it raised."""
     recording = RecordingEngine(SteersTheHarness(kind))
-    with pytest.raises(HarnessControlError, match=r"^steers\.scalar_vjp raised \w+\(.*\): an engine cannot"):
+    # caught as any BaseException: a control exception that escaped would skip or end this very test,
+    # which then passes for a guard that did nothing
+    with pytest.raises(BaseException) as raised:  # noqa: PT011 (the type is asserted next)
         recording.scalar_vjp("add", [1.0, 2.0])
+    assert HarnessControlError is type(raised.value), repr(raised.value)
+    assert re.match(r"^steers\.scalar_vjp raised \w+\(.*\): an engine cannot", str(raised.value))
     assert issubclass(HarnessControlError, AssertionError)  # a failure, not an error of the suite
 
 

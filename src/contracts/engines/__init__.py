@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import re
 from collections.abc import Iterable
 
 from contracts.engines.base import (
@@ -16,7 +17,7 @@ from contracts.engines.base import (
     MissingExtraError,
     convention_target,
 )
-from contracts.engines.modules import MODULE
+from contracts.engines.modules import CRASHES, MODULE, UNMAPPED
 from contracts.spec import SpecRow
 
 SHIPPED = {
@@ -28,10 +29,14 @@ ENV_VAR = "CONTRACTS_IMPL"
 # Every capability a test can require: a declared name outside it is a typo that would make its rows
 # "not applicable" instead of run.
 KNOWN_CAPABILITIES = SCALAR | TENSOR | PROGRAMS | MODULE | CONTRACT_FAMILIES
-# Exceptions that mean the engine or its adapter crashed, never that it refused an input: an
-# error_families key they derive from (Exception, BaseException, or themselves) maps every crash
-# onto a spec family, so a broken engine would pass the refusal rows.
-CRASHES = (AttributeError, NameError, AssertionError, UnboundLocalError)
+# An error_families key that a crash (CRASHES) derives from (Exception, BaseException, or the crash type
+# itself) maps every crash onto a spec family, so a broken engine would pass the refusal rows.
+# A message pattern that matches these messages is a catch-all: it maps any message of its type.
+ANY_MESSAGES = ("", "contracts: an arbitrary message no refusal of any engine carries 0x5f3759df")
+# The methods by which the suite decides what runs and how a refusal is judged (contracts.engines.base):
+# an adapter declares, the harness decides. One that overrode them could make any row not applicable,
+# or any exception a refusal, at run time and out of the report's sight.
+HARNESS_METHODS = ("lacks", "convention", "error_family")
 
 
 def selected_name(cli_value: str | None = None) -> str:
@@ -60,6 +65,7 @@ def check_declarations(engine: Engine, rows: Iterable[SpecRow]) -> Engine:
     only what the spec knows; else DeclarationError naming the first that does not."""
     rows = list(rows)
     check_identity(engine)
+    check_harness_methods(engine)
     check_error_families(engine, {str(row["exception"]) for row in rows if row.kind == "failure"})
     if engine.dtype not in DTYPES:
         raise DeclarationError(f"{engine.name}: dtype {engine.dtype!r} is not one of {', '.join(DTYPES)}")
@@ -98,6 +104,18 @@ def check_identity(engine: Engine) -> None:
             )
 
 
+def check_harness_methods(engine: Engine) -> None:
+    """The adapter keeps the base class's lacks, convention and error_family: it declares capabilities,
+    conventions and error mappings as data, which are checked here and shown in the report."""
+    for method in HARNESS_METHODS:
+        if getattr(type(engine), method) is not getattr(Engine, method):
+            raise DeclarationError(
+                f"{engine.name}: overrides {method}(), which the suite runs to decide what is applicable "
+                "and how a refusal maps; declare capabilities, conventions, lacking, error_families and "
+                "error_patterns instead"
+            )
+
+
 def check_error_families(engine: Engine, families: set[str]) -> None:
     """Every mapped engine exception is an exception type that no crash derives from, mapped (also by
     message pattern) onto one of the spec's exception names."""
@@ -112,11 +130,35 @@ def check_error_families(engine: Engine, families: set[str]) -> None:
                 f"{engine.name}: error_families maps {kind.__name__}, which {crash.__name__} (a crash, "
                 f"never a refusal) derives from, onto {family!r}: map the engine's own refusal types"
             )
+        if issubclass(kind, UNMAPPED):
+            raise DeclarationError(
+                f"{engine.name}: error_families maps {kind.__name__} (a crash or a method not implemented, "
+                f"never a refusal) onto {family!r}: map the engine's own refusal types"
+            )
         if family not in families:
             raise DeclarationError(
                 f"{engine.name}: error_families maps {kind.__name__} onto {family!r}, which no spec "
                 f"failure row raises (known: {', '.join(sorted(families))})"
             )
+    for kind, pattern, family in engine.error_patterns:
+        check_pattern(engine, kind, pattern, family)
+
+
+def check_pattern(engine: Engine, kind: type[BaseException], pattern: str, family: str) -> None:
+    """An error pattern is a regex that tells one refusal apart by its message: never one that matches
+    any message (then it maps every exception of its type, crashes of that type included)."""
+    try:
+        catch_all = any(re.search(pattern, message) for message in ANY_MESSAGES)
+    except (re.error, TypeError) as error:
+        raise DeclarationError(
+            f"{engine.name}: error_patterns entry for {kind.__name__} -> {family!r}: {pattern!r} is not "
+            f"a regular expression ({error})"
+        ) from None
+    if catch_all:
+        raise DeclarationError(
+            f"{engine.name}: error_patterns maps every {kind.__name__} onto {family!r}: {pattern!r} "
+            "matches any message; give the text of the engine's own refusal"
+        )
 
 
 __all__ = [

@@ -59,13 +59,23 @@ class SizeUnsupported(ModuleUnsupported):
 ErrorPattern = tuple[type[BaseException], str, str]
 
 
+# Exceptions that mean the engine or its adapter crashed, never that it refused an input.
+CRASHES: tuple[type[BaseException], ...] = (AttributeError, NameError, AssertionError, UnboundLocalError)
+# Never a refusal either, though they derive from RuntimeError, which an engine may map by message
+# (torch): the protocol's "not implemented here" and a recursion that ran out of stack.
+UNMAPPED = (*CRASHES, NotImplementedError, RecursionError)
+
+
 def family_of(
     families: Mapping[type[BaseException], str],
     error: BaseException,
     patterns: Sequence[ErrorPattern] = (),
 ) -> str | None:
-    """The spec's exception family for an engine exception: the first pattern whose type and message
-    match, else its most derived mapped type, else None."""
+    """The spec's exception family for an engine exception: None for a crash or a missing method (a
+    mapping of their base type, RuntimeError, must not turn them into refusals), else the first pattern
+    whose type and message match, else its most derived mapped type, else None."""
+    if isinstance(error, UNMAPPED):
+        return None
     for kind, message, family in patterns:
         if isinstance(error, kind) and re.search(message, str(error)):
             return family
