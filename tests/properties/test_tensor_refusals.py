@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from tests import strategies as s
+from tests.precedence_cases import ENTRIES, pairs
 from tests.properties.test_stage06_softmax import FAILURE_CASES as STAGE06_CASES
 from tests.properties.test_stage08_norm import FAILURE_CASES as STAGE08_CASES
 from tests.properties.test_tensor_contracts import FAILURE_CASES as TENSOR_CASES
@@ -198,3 +199,42 @@ def test_engine_backward_through_a_deep_chain(engine: Engine, depth: int, shape:
 def test_forward_refusals_cover_their_rows() -> None:
     """Every Stage 06/08 failure row is checked on the engine (their cases are the reference tests')."""
     assert set(STAGE06_CASES) | set(STAGE08_CASES) <= set(FORWARD_REFUSALS)
+
+
+# ---------------------------------------------------------------- check order on the engine
+
+# The faults of the op entries' precedence rows an engine can be handed through tensor_vjp (float64
+# arrays): a namespace mix and raw data types exist only for this project's Tensor. Domain faults need
+# tensor.domain (an IEEE engine computes nan or inf there and has no order between them to check).
+ENGINE_FAULTS = frozenset({"T.fail.broadcast", "T.fail.matmul-inner", "T.fail.matmul-batch"})
+DOMAIN_FAULTS = frozenset({"T.fail.non-finite", "T.fail.log-domain", "T.fail.exp-overflow"})
+OP_ORDERS = ("T.order.elementwise", "T.order.matmul", "T.order.unary")
+
+
+def engine_pairs() -> list[Any]:
+    """(row, earlier fault, later fault) for every co-occurring pair of an op entry that the adapter
+    protocol can express, one parameter each, marked with the precedence row."""
+    return [
+        pytest.param(row(row_id), pair, id=f"{row_id}:{pair[0]}<{pair[1]}", marks=pytest.mark.spec(row_id))
+        for row_id in OP_ORDERS
+        for pair in pairs(row(row_id))
+        if set(pair) <= ENGINE_FAULTS | DOMAIN_FAULTS
+    ]
+
+
+@pytest.mark.parametrize(("spec_row", "pair"), engine_pairs())
+@given(data=st.data())
+def test_engine_refuses_the_earlier_of_two_faults(
+    engine: Engine, spec_row: SpecRow, pair: tuple[str, str], data: st.DataObject
+) -> None:
+    """Two faults in one tensor_vjp call (e.g. nan data and shapes that do not broadcast): the engine
+    raises the family of the fault the row orders first, as it does for the later fault alone."""
+    require(engine, "tensor.refusals", spec_row.id)
+    if set(pair) & DOMAIN_FAULTS:
+        require(engine, "tensor.domain", spec_row.id)
+    first, second = pair
+    entry = ENTRIES[spec_row.id]
+    alone = data.draw(entry.faults[second](data.draw(entry.base)))
+    both = data.draw(entry.faults[first](alone))
+    assert_refused_as(engine, row(second), forward(engine, alone))
+    assert_refused_as(engine, row(first), forward(engine, both))
