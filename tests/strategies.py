@@ -294,11 +294,13 @@ def non_broadcastable(draw: st.DrawFn) -> dict[str, Any]:
 
 @st.composite
 def matmul_inner_mismatch(draw: st.DrawFn) -> dict[str, Any]:
-    """a's last axis differs from b's contracted axis (b[-2], or b[0] when b is 1-D)."""
+    """a's last axis differs from b's contracted axis (b[-2], or b[0] when b is 1-D), batched or not (the
+    batch axes, when both have them, broadcast: the inner axes are the only fault)."""
     n = draw(st.integers(1, 4))
     k = draw(st.integers(1, 5).filter(lambda x: x != n))
-    a_shape = (*draw(st.sampled_from([(), (2,), (3,)])), n)
-    b_shape = (k,) if draw(st.booleans()) else (k, draw(st.integers(1, 4)))
+    a_shape = (*draw(st.sampled_from([(), (2,), (3,), (2, 3)])), n)
+    b_batch = draw(st.sampled_from([(), (1,), (2,)])) if len(a_shape) == 3 else ()
+    b_shape = (k,) if draw(st.booleans()) else (*b_batch, k, draw(st.integers(1, 4)))
     return {"op": "matmul", "inputs": [np.ones(a_shape), np.ones(b_shape)]}
 
 

@@ -87,6 +87,7 @@ TORCH_PATTERNS: tuple[ErrorPattern, ...] = (
         RuntimeError,
         r"must match the size of tensor|shapes cannot be multiplied|inconsistent tensor size|"
         r"need to be at least 1D|^size mismatch, got input|^Mismatch in shape|"
+        r"^Expected size for first two dimensions of batch2 tensor|"
         r"can be implicitly created only for scalar outputs|same shape as normalized_shape",
         "ShapeError",
     ),
