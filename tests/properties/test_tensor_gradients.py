@@ -69,6 +69,53 @@ def test_engine_backward_writes_neither_the_upstream_nor_an_input(
     assert before == ([x.tolist() for x in inputs], upstream.tolist())
 
 
+def engine_leaf_grads(engine: Engine, graph: Any) -> list[np.ndarray]:
+    """Copies of every leaf's .grad now, read through the adapter (None: no gradient written)."""
+    grads = engine.tensor_grads(graph)
+    assert all(grad is not None for grad in grads), f"a leaf got no gradient: {grads}"
+    return [np.array(grad, copy=True) for grad in grads]
+
+
+@pytest.mark.spec("T.rule.grad-ownership")
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_engine_leaf_gradients_share_no_memory_with_the_upstream(
+    engine: Engine, spec_row: SpecRow, data: st.DataObject
+) -> None:
+    """After backward, writing into the caller's upstream array changes no leaf's .grad (each leaf owns
+    its gradient: add's gradient is the upstream itself, and an engine that stores that very array as
+    a leaf's grad hands the caller's writes into it)."""
+    require(engine, "tensor.refusals", "T.rule.grad-ownership")
+    case = draw_case(data, spec_row)
+    inputs, upstream = case["inputs"], np.array(case["upstream"], copy=True)
+    graph = engine.tensor_graph(spec_row["op"], inputs, requires_grad=True)
+    engine.tensor_backward(graph, upstream)
+    before = engine_leaf_grads(engine, graph)
+    upstream[...] = 1e3
+    assert [grad.tolist() for grad in before] == [grad.tolist() for grad in engine_leaf_grads(engine, graph)]
+
+
+@pytest.mark.spec("T.rule.frozen")
+@pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
+@given(data=st.data())
+def test_engine_backward_reads_the_data_its_forward_used(
+    engine: Engine, spec_row: SpecRow, data: st.DataObject
+) -> None:
+    """The caller's input arrays rewritten between the forward and backward (x -> 2x + 1) change nothing:
+    the gradients are the spec's at the data the forward used (an engine that keeps the caller's array,
+    as torch.from_numpy does, computes the rewritten data's)."""
+    require(engine, "tensor.refusals", "T.rule.frozen")
+    case = draw_case(data, spec_row)
+    inputs = [np.array(x, copy=True) for x in case["inputs"]]
+    _, expected_grads = spec_vjp(spec_row, case["inputs"], case["upstream"])
+    graph = engine.tensor_graph(spec_row["op"], inputs, requires_grad=True)
+    for x in inputs:
+        x[...] = 2 * x + 1
+    engine.tensor_backward(graph, case["upstream"])
+    for expected, actual in zip(expected_grads, engine_leaf_grads(engine, graph), strict=True):
+        assert_engine_gives(expected, actual, **tolerance(engine, "gradient"))
+
+
 @pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
 @given(data=st.data())
 def test_value_and_gradients_match_spec(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
