@@ -122,6 +122,11 @@ def held(engine: Engine, point: dict[str, float]) -> dict[str, float]:
     return {name: float(kind(value)) for name, value in point.items()}
 
 
+def held_array(engine: Engine, values: Any) -> Any:
+    """An array or number as the engine holds it: rounded to its dtype, as float64 (at float64: unchanged)."""
+    return np.asarray(values, dtype=np.dtype(engine.dtype)).astype(np.float64)
+
+
 def dtype_why(engine: Engine, why: str) -> str:
     return f"{engine.name} computes in {engine.dtype}: {why} ({TOLERANCE_ROW})"
 

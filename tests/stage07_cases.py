@@ -550,3 +550,18 @@ def statistical_samples_error(samples: int) -> str | None:
 
 def sample_variance(values: Sequence[float]) -> float:
     return float(np.var(np.asarray(values, dtype=np.float64), ddof=1))
+
+
+def mean_tolerance(sigma2: float, n: int, checks: int, alpha: float = 1e-6) -> float:
+    """z·σ/√n: the sample mean of n zero-mean draws of variance σ² (normal by the central limit theorem at
+    n >= 448), for one of `checks` checks sharing a false-failure probability alpha (Bonferroni). The
+    variance check reads s², which a shifted distribution (uniform(0, 2a) for uniform(-a, a)) keeps."""
+    z = NormalDist().inv_cdf(1.0 - alpha / (2 * checks))
+    return z * math.sqrt(sigma2 / n)
+
+
+def assert_centred(values: Sequence[float], sigma2: float, checks: int, alpha: float, where: str) -> None:
+    """The draws' sample mean is within mean_tolerance of 0 (S07.rule.init-statistical)."""
+    mean = float(np.mean(np.asarray(values, dtype=np.float64)))
+    bound = mean_tolerance(sigma2, len(values), checks, alpha)
+    assert abs(mean) <= bound, f"{where}: mean {mean}, expected 0 within {bound}"

@@ -125,3 +125,11 @@ class UnknownDtype(ReferenceEngine):
 
     name: ClassVar[str] = "unknown-dtype"
     dtype: ClassVar[str] = "bfloat16"
+
+
+class Float64DeclaredFloat32(ReferenceEngine):
+    """The reference's float64 numbers under a float32 declaration (looser tolerances, the float64-only
+    rows n/a): verify must check the declaration even when --rows leaves T.rule.tolerance out."""
+
+    name: ClassVar[str] = "float64-declared-float32"
+    dtype: ClassVar[str] = "float32"

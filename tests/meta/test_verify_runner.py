@@ -30,11 +30,30 @@ from contracts.verify.runner import (
     spec_rows,
     split_prefixes,
     verify,
+    with_dtype_check,
     worker_count,
 )
 from tests.spec_rows import row, rows
 
 ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.mark.parametrize(
+    ("prefixes", "dtype", "expected"),
+    [
+        pytest.param([], "float32", [], id="every-row-already"),
+        pytest.param(["S06"], "float64", ["S06"], id="float64-declares-nothing"),
+        pytest.param(["S06", "S08"], "float32", ["S06", "S08", "T.rule.tolerance"], id="added-last"),
+        pytest.param(["S06", "T.rule"], "float32", ["S06", "T.rule"], id="a-prefix-already-holds-it"),
+        pytest.param(["T.rule.tolerance", "S06"], "float32", ["T.rule.tolerance", "S06"], id="named"),
+    ],
+)
+def test_a_declared_dtype_brings_its_rule_into_a_row_selection(
+    prefixes: list[str], dtype: str, expected: list[str]
+) -> None:
+    """--rows of an engine declaring another dtype than float64 also runs T.rule.tolerance (which checks
+    the declaration), once, unless the prefixes select it already or select every row."""
+    assert expected == with_dtype_check(prefixes, dtype)
 
 
 def test_suite_from_option_environment_and_package(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

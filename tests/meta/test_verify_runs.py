@@ -62,6 +62,8 @@ RUNS: dict[str, list[str]] = {
         "--hypothesis-profile",
         "mutation",
     ],
+    # a float64 engine declaring float32, its run restricted to a row the declaration makes n/a
+    "dtype-claimed": ["--impl", f"{DTYPE}:Float64DeclaredFloat32", "--rows", "S06.rule.forward-error"],
     # a convention for one case of a row: the other case still runs
     "tie-split": ["--impl", f"{DTYPE}:TieSplitAtMaximum", "--rows", "T.rule.tie"],
     "torch-tie": ["--impl", "torch", "--rows", "T.rule.tie"],
@@ -346,3 +348,14 @@ def test_every_float64_only_entry_hides_a_check_a_float32_engine_fails(
     arguments = ["--impl", f"{DTYPE}:Float32Reference", "--rows", ",".join(listed), "--quick", "-n", "2"]
     run = run_verify(arguments, tmp_path / "float32.json")
     assert (1, dict.fromkeys(listed, "failed")) == (run.code, statuses(run))
+
+
+def test_a_dtype_declaration_is_checked_whatever_rows_are_chosen(runs: dict[str, Run]) -> None:
+    """--rows naming only a row the declared dtype makes n/a still runs T.rule.tolerance, which finds the
+    float64 numbers of an engine declaring float32: exit 1, never a green run on the declaration alone."""
+    run = get(runs, "dtype-claimed")
+    assert (1, ["S06.rule.forward-error", "T.rule.tolerance"]) == (
+        run.code,
+        (run.report or {})["selection"]["rows"],
+    )
+    assert {"S06.rule.forward-error": "not applicable", "T.rule.tolerance": "failed"} == statuses(run)

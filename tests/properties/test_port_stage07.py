@@ -34,6 +34,7 @@ from tests.port_cases import (
 from tests.spec_rows import require, row
 from tests.stage07_cases import (
     SEED_FAN_IN,
+    assert_centred,
     sample_variance,
     spec_model_cost,
     spec_model_parameters,
@@ -149,9 +150,11 @@ def test_port_init_sample_variance(
     for seed, gain in SEEDS_AND_GAINS:
         target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=FAN_IN))
         module = linear(engine, FAN_IN, rows, False, InitSpec(distribution, gain, seed, role))
-        observed = sample_variance(engine.module_state(module)[f"{LAYER}.weight"].ravel().tolist())
+        draws = engine.module_state(module)[f"{LAYER}.weight"].ravel().tolist()
+        observed = sample_variance(draws)
         bound = tolerance(distribution, target, statistical_samples, CHECKS, FALSE_FAILURE)
         assert abs(observed - target) <= bound, f"seed {seed}, gain {gain}: s² = {observed}, target {target}"
+        assert_centred(draws, target, CHECKS, FALSE_FAILURE, f"seed {seed}, gain {gain}")
 
 
 @pytest.mark.spec("S07.rule.layer-roles", "S07.rule.init-statistical")
@@ -167,9 +170,11 @@ def test_port_mlp_layer_roles(engine: Engine, distribution: str, statistical_sam
         state = engine.module_state(mlp(engine, widths, False, spec))
         for index, role in enumerate(LAYER_ROLES):
             target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=widths[index]))
-            observed = sample_variance(state[f"{MODEL}.fc{index + 1}.weight"].ravel().tolist())
+            draws = state[f"{MODEL}.fc{index + 1}.weight"].ravel().tolist()
+            observed = sample_variance(draws)
             bound = tolerance(distribution, target, statistical_samples, CHECKS, FALSE_FAILURE)
             assert abs(observed - target) <= bound, f"fc{index + 1}, seed {seed}: s² = {observed}"
+            assert_centred(draws, target, CHECKS, FALSE_FAILURE, f"fc{index + 1}, seed {seed}")
 
 
 # ---------------------------------------------------------------- identity

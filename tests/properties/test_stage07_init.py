@@ -42,7 +42,13 @@ from contracts.model import ModelPlan
 from contracts.spec import SpecRow, evaluate
 from tests import strategies as s
 from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
-from tests.stage07_cases import sample_variance, spec_value, tolerance, variance_of_sample_variance
+from tests.stage07_cases import (
+    assert_centred,
+    sample_variance,
+    spec_value,
+    tolerance,
+    variance_of_sample_variance,
+)
 
 # Stage 05/07 rows are about this project's own types: not applicable on any other engine.
 pytestmark = reference_only(OWN_TYPES)
@@ -89,17 +95,24 @@ def test_sample_variance_is_within_the_statistical_tolerance(
     for seed, gain in SEEDS_AND_GAINS:
         target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=FAN_IN))
         init = InitSpec(distribution, gain, seed, role)
-        observed = drawn_variance(init)
+        draws = drawn(init)
+        observed = sample_variance(draws)
         bound = tolerance(distribution, target, SAMPLES, CHECKS, FALSE_FAILURE)
         assert abs(observed - target) <= bound, (
             f"seed {seed}, gain {gain}: s² = {observed}, target {target}, tolerance {bound}"
         )
+        assert_centred(draws, target, CHECKS, FALSE_FAILURE, f"seed {seed}, gain {gain}")
+
+
+def drawn(init: InitSpec, initializer: Initializer | None = None) -> list[float]:
+    """The SAMPLES weights a (OUT_ROWS, FAN_IN) layer materializes."""
+    layer = LinearPlan("probe", FAN_IN, OUT_ROWS, init=init).materialize(initializer)
+    return [v.data for v in layer.weight.values()]
 
 
 def drawn_variance(init: InitSpec, initializer: Initializer | None = None) -> float:
     """s² of the SAMPLES weights a (OUT_ROWS, FAN_IN) layer materializes."""
-    layer = LinearPlan("probe", FAN_IN, OUT_ROWS, init=init).materialize(initializer)
-    return sample_variance([v.data for v in layer.weight.values()])
+    return sample_variance(drawn(init, initializer))
 
 
 def rejection_probability(distribution: str, scale: float, n: int) -> float:

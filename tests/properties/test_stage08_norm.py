@@ -23,6 +23,7 @@ from tests import strategies as s
 from tests.spec_rows import (
     OWN_TYPES,
     assert_engine_gives,
+    held_array,
     params,
     reference_only,
     require,
@@ -191,7 +192,10 @@ def test_gradient_norm_is_bounded_by_f_of_eps(engine: Engine, case: dict[str, An
     x, g, eps = case["x"], case["upstream"], case["eps"]
     top = float(np.max(np.abs(case["gain"])))
     bound = row_norms(g) * top / np.sqrt(np.mean(x * x, axis=-1) + eps)
-    assert bool(np.all(row_norms(dx) <= bound * ROUNDING))
+    # "up to rounding": the engine's own, at its dtype (T.rule.tolerance); the bound's own arithmetic here
+    # is float64
+    slack = 1 + tolerance(engine, "value")["rel"]
+    assert bool(np.all(row_norms(dx) <= bound * slack))
     assert bool(np.all(bound <= row_norms(g) * top / np.sqrt(eps) * ROUNDING))
 
 
@@ -205,8 +209,10 @@ def test_gradient_norm_bound_is_attained_at_zero(
     n = case["gain"].shape[0]
     gain = magnitude * np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
     _, (dx, _) = call(engine, {**case, "x": np.zeros(case["x"].shape), "gain": gain})
-    expected = row_norms(case["upstream"]) * magnitude / np.sqrt(case["eps"])
-    assert_engine_gives(expected, row_norms(dx), rel=1e-12, abs=0)
+    # at the numbers the engine holds (T.rule.tolerance): a float32 engine's upstream may round to 0
+    g, top, eps = (held_array(engine, value) for value in (case["upstream"], magnitude, case["eps"]))
+    expected = row_norms(g) * top / np.sqrt(eps)
+    assert_engine_gives(expected, row_norms(dx), rel=tolerance(engine, "value")["rel"], abs=0)
 
 
 def exact_normalized(x: np.ndarray, gain: np.ndarray, eps: float) -> tuple[np.ndarray, np.ndarray]:

@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -399,13 +399,28 @@ def preflight(options: VerifyOptions) -> tuple[Path, str, dict[str, Any], list[S
     rows = spec_rows(root)
     prefixes = split_prefixes(options.rows)
     check_rows(rows, prefixes, options.rows)
-    return root, impl, declared, rows, prefixes
+    return root, impl, declared, rows, with_dtype_check(prefixes, declared["engine"]["dtype"])
+
+
+# The row whose tests check that an engine computes in the dtype it declares: a declared dtype other than
+# float64 makes rows not applicable (its float64_only) and loosens every tolerance, so a run restricted
+# by --rows runs this row too; without it, an engine declaring float32 while computing in float64 would
+# see those rows n/a on its word alone.
+DTYPE_ROW = "T.rule.tolerance"
+
+
+def with_dtype_check(prefixes: list[str], dtype: str) -> list[str]:
+    """The --rows prefixes, with the dtype rule added when the engine declares another dtype than float64."""
+    if not prefixes or dtype == "float64" or any(chosen(DTYPE_ROW, [prefix]) for prefix in prefixes):
+        return prefixes
+    return [*prefixes, DTYPE_ROW]
 
 
 def verify(options: VerifyOptions) -> Report:
     """Run the suite against the selected engine and build the report (VerifyError if it cannot run)."""
     started = time.monotonic()
     root, impl, declared, rows, prefixes = preflight(options)
+    options = replace(options, rows=prefixes)  # the child runs, and the report shows, what was chosen
     with tempfile.TemporaryDirectory(prefix="contracts-verify-") as scratch:
         environ = child_environment(root, declared["module_root"], Path(scratch))
         out = Path(scratch) / "results.json"
