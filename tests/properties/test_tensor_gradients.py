@@ -16,7 +16,16 @@ from contracts.spec import SpecRow
 from contracts.tensor import reduce_to_shape
 from contracts.tensor.engine_ops import reference_tensor_vjp
 from tests import strategies as s
-from tests.spec_rows import OWN_TYPES, assert_engine_gives, params, reference_only, require, row, tolerance
+from tests.spec_rows import (
+    OWN_TYPES,
+    assert_engine_gives,
+    held_array,
+    params,
+    reference_only,
+    require,
+    row,
+    tolerance,
+)
 from tests.tensor_cases import (
     GRADIENT_ROWS,
     RecordingNamespace,
@@ -252,6 +261,24 @@ def test_shared_reducer_is_the_explicit_sum(
     grad = data.draw(s.float_arrays(frame, st.floats(-4, 4)))
     expected = sum_to_shape(grad, shape)
     assert expected == pytest.approx(np.asarray(reduce_to_shape(xp, xp.asarray(grad), shape)), rel=1e-12)
+
+
+@pytest.mark.spec("T.grad.relu")
+@given(data=st.data())
+def test_engine_relu_steps_at_subnormal_magnitudes(engine: Engine, data: st.DataObject) -> None:
+    """relu away from 0 however close: x = ±5e-324 ... ±1e-300 (subnormals among them) gives x or 0 and
+    the gradient g or 0 exactly (a mask computed in a coarser type, where they round to 0, gives 0 for a
+    positive x); at the numbers a coarser-dtype engine holds, its own 0s are T.rule.tie's."""
+    require(engine, "tensor.relu", "T.grad.relu")
+    shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=2, max_side=3))
+    x = data.draw(hnp.arrays(np.float64, shape, elements=st.one_of(s.tiny, s.tiny.map(lambda v: -v))))
+    upstream = data.draw(s.float_arrays(shape, st.floats(0.5, 2)))
+    value, (grad,) = engine.tensor_vjp("relu", [x], upstream)
+    held, g = held_array(engine, x), held_array(engine, upstream)
+    assert (np.where(held > 0, held, 0.0).tolist(), np.where(held > 0, g, 0.0).tolist()) == (
+        value.tolist(),
+        grad.tolist(),
+    )
 
 
 def tie_at_maximum(engine: Engine, data: st.DataObject) -> None:
