@@ -231,7 +231,8 @@ def test_value_elements_keep_identity(engine: Engine, data: st.DataObject) -> No
 @pytest.mark.spec("S05.rule.initializer-positions")
 @given(config=s.embedding_config)
 def test_initializer_called_once_per_position(engine: Engine, config: dict[str, int]) -> None:
-    """Each (table, row, col) is drawn exactly once and its Value holds what was drawn there."""
+    """Each (table, row, col) is drawn exactly once, in row-major order, the token table first, and its
+    Value holds what was drawn there."""
     require(engine, "embedding")
     calls: list[tuple[str, int, int]] = []
 
@@ -243,7 +244,7 @@ def test_initializer_called_once_per_position(engine: Engine, config: dict[str, 
     expected = [("token", r, c) for r in range(config["V"]) for c in range(config["D"])] + [
         ("position", r, c) for r in range(config["C"]) for c in range(config["D"])
     ]
-    assert sorted(expected) == sorted(calls)
+    assert expected == calls
     tables = {"token": embedding.token_weight.data(), "position": embedding.position_weight.data()}
     assert [initializer(*position) for position in expected] == [tables[t][r][c] for t, r, c in expected]
 

@@ -174,6 +174,31 @@ def test_every_raw_result_is_drawn_before_any_is_checked(engine: Engine, case: d
     assert spec_weight_count(case["widths"]) == attempt.initializer.calls
 
 
+@pytest.mark.spec("S07.rule.model-plan-order")
+@given(case=s.mlp_case())
+def test_the_initializer_is_called_layer_by_layer_in_row_major_order(
+    engine: Engine, case: dict[str, Any]
+) -> None:
+    """Step 5's calls come layer by layer, each weight row by row (o, then i): a stateful initializer (one
+    random stream, as torch's init functions draw) builds one model only in one order."""
+    require(engine, "linear")
+    calls: list[tuple[str, int, int]] = []
+
+    def initializer(tensor: str, o: int, i: int) -> float:
+        calls.append((tensor, o, i))
+        return 0.5
+
+    widths = case["widths"]
+    ModelPlan.mlp(widths, case["use_bias"]).materialize(initializer)
+    expected = [
+        (f"fc{layer + 1}.weight", o, i)
+        for layer in range(len(widths) - 1)
+        for o in range(widths[layer + 1])
+        for i in range(widths[layer])
+    ]
+    assert expected == calls
+
+
 @contextmanager
 def allocations() -> Iterator[list[str]]:
     """Record every Value, Matrix or Vector created (checked or trusted) inside the block."""
