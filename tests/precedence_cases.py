@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from contracts import CountingValue, EmbeddingPlan, Matrix, Vector
 from contracts.block import BlockPlan
-from contracts.linear import LinearPlan
+from contracts.linear import Linear, LinearPlan
 from contracts.spec import SpecRow
 from contracts.tensor import Tensor, add, exp, log, matmul, maximum, multiply
 from contracts.tensor.norm import rms_norm
@@ -231,16 +231,18 @@ def forward_cost(case: Case) -> int:
     return spec_model_cost(case["widths"], case["tokens"], case["use_bias"])
 
 
+def replace_weight(layer: Linear) -> None:
+    """The layer's weight storage swapped (between forwards) for a new Matrix of equal data."""
+    layer.weight = Matrix.trusted(tuple(tuple(CountingValue(v.data) for v in r) for r in layer.weight.rows))
+
+
 def forward_build(case: Case) -> Built:
     """A sealed MLP, then (between forwards) storage replaced, an alias, a non-finite parameter."""
     model = counted_model(case, CountingInitializer())  # constant 0.5 weights: cheap, values do not matter
     sealed = parameters_of(model)
     layers = model.layers
     if "replace" in case:
-        layer = layers[case["replace"]]
-        layer.weight = Matrix.trusted(
-            tuple(tuple(CountingValue(v.data) for v in r) for r in layer.weight.rows)
-        )
+        replace_weight(layers[case["replace"]])
     if "alias" in case:
         index, first, second = case["alias"]
         weight = layers[index].weight
@@ -285,6 +287,8 @@ def block_forward_build(case: Case) -> Built:
     """A sealed block, its gain storage replaced between forwards where the case says, then a forward."""
     block = counted_block(case, CountingInitializer())
     sealed = block_parameters(block)
+    if "mlp_replace" in case:
+        replace_weight(block.mlp.layers[case["mlp_replace"]])
     if "replace" in case:
         replace_gain(block, case["replace"])
     x = input_matrix(case["tokens"], case["widths"][0])
@@ -457,7 +461,8 @@ ENTRIES: dict[str, Entry] = {
             "S07.fail.input-width": lambda case: s.inject_input(case, "width"),
             "S07.fail.parameter-alias": s.inject_alias,
             "S07.fail.storage-replaced": s.inject_replace,
-            "S07.fail.parameter-non-finite": s.inject_parameter_nan,
+            "S07.fail.parameter-non-finite": lambda case: s.inject_parameter_data(case, s.non_finite_float),
+            "S07.fail.parameter-type": lambda case: s.inject_parameter_data(case, s.not_a_real),
             "S07.fail.graph-budget": lambda case: s.inject_over_budget(case, forward_cost(case)),
         },
         forward_build,
@@ -478,6 +483,7 @@ ENTRIES: dict[str, Entry] = {
         "linear",
         s.precedence_block_forward(),
         {
+            "S07.fail.storage-replaced": s.inject_block_layer_swap,
             "S08.fail.gain-replaced": s.inject_gain_swap,
             "S08.fail.block-graph-budget": lambda case: s.inject_over_budget(
                 case, spec_block_cost(case["widths"], case["tokens"], False)

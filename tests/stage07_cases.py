@@ -360,7 +360,7 @@ def broken_attempt(case: Case) -> Attempt:
     return forward_attempt(model, lambda: model.forward(x))
 
 
-def non_finite_attempt(case: Case) -> Attempt:
+def parameter_data_attempt(case: Case) -> Attempt:
     model = counted_model(case)
     layer = model.layers[case["layer"] % len(model.layers)]
     o, i = case["position"]
@@ -409,7 +409,8 @@ ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
     "S07.fail.graph-budget": graph_budget_attempt,
     "S07.fail.parameter-state": broken_attempt,
     "S07.fail.output-shape": broken_attempt,
-    "S07.fail.parameter-non-finite": non_finite_attempt,
+    "S07.fail.parameter-non-finite": parameter_data_attempt,
+    "S07.fail.parameter-type": parameter_data_attempt,
     "S07.fail.parameter-renamed": rename_attempt,
     "S07.fail.storage-shape": storage_shape_attempt,
 }

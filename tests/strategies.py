@@ -528,10 +528,11 @@ def broken_executor(draw: st.DrawFn, faults: tuple[str, ...]) -> dict[str, Any]:
 
 
 @st.composite
-def non_finite_parameter(draw: st.DrawFn) -> dict[str, Any]:
+def bad_parameter_data(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[str, Any]:
+    """A model and a weight position (taken modulo its layer's shape) whose data becomes a bad value."""
     case = draw(mlp_case())
     position = [draw(st.integers(0, 5)), draw(st.integers(0, 5))]
-    return {**case, "layer": draw(st.integers(0, 5)), "position": position, "data": draw(non_finite_float)}
+    return {**case, "layer": draw(st.integers(0, 5)), "position": position, "data": draw(bad)}
 
 
 @st.composite
@@ -1030,11 +1031,14 @@ def inject_replace(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
 
 
 @st.composite
-def inject_parameter_nan(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+def inject_parameter_data(
+    draw: st.DrawFn, case: dict[str, Any], bad: st.SearchStrategy[Any]
+) -> dict[str, Any]:
+    """One weight's data assigned a bad value (non-finite, or not a real number) between forwards."""
     widths = case["widths"]
     layer = draw(st.integers(0, len(widths) - 2))
     flat = draw(st.integers(0, widths[layer] * widths[layer + 1] - 1))
-    return naming(case, nan=[layer, flat, draw(non_finite_float)])
+    return naming(case, nan=[layer, flat, draw(bad)])
 
 
 def copy_inputs(case: dict[str, Any]) -> list[np.ndarray]:
@@ -1754,6 +1758,12 @@ def precedence_block_forward(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def inject_gain_swap(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
     return naming(case, replace=draw(st.sampled_from(GAIN_SWAPS)))
+
+
+@st.composite
+def inject_block_layer_swap(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """One of the block's MLP layers gets a fresh weight Matrix of equal data between forwards."""
+    return naming(case, mlp_replace=draw(st.integers(0, len(case["widths"]) - 2)))
 
 
 # ------------------------------------------- check precedence of the Stage 06/08 tensor ops (issue 10)

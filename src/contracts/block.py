@@ -234,13 +234,14 @@ class Block(Frozen):
 
     def verify_seal(self, where: str) -> tuple[ParameterRef, ...]:
         """The sealed refs if the gain and the MLP's storage are the sealed objects; otherwise the
-        MLP's own seal (naming a layer), then the block's seal, whose first check is names and aliases
-        block-wide (a gain aliasing an MLP weight; the block's refs are the MLP's own after the gains,
-        so an alias inside the MLP reads the same whichever seal names it)."""
+        MLP's own seal (naming a layer), then the gain's storage and the block's seal, whose first check
+        is names and aliases block-wide (a gain aliasing an MLP weight; the block's refs are the MLP's
+        own after the gains, so an alias inside the MLP reads the same whichever seal names it). The MLP
+        comes first whatever replaced the gain (S08.order.block-forward)."""
         if self.gain is self.sealed_gain and self.mlp.unchanged():
             return self.seal.refs
-        refs = self.current_refs(where)
         self.mlp.verify_seal(where)
+        refs = self.current_refs(where)
         self.seal.verify(refs, where)
         return refs
 

@@ -12,12 +12,12 @@ from hypothesis import strategies as st
 
 from contracts import CountingValue, EmbeddingPlan, Matrix, Value, Vector
 from contracts.engines import Engine
-from contracts.errors import ResourceBudgetError
+from contracts.errors import ResourceBudgetError, ShapeError
 from contracts.spec import SpecRow, evaluate
 from tests import strategies as s
 from tests.probes import Attempt, CountingInitializer, assert_refused
 from tests.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
-from tests.stage05_cases import ATTEMPTS, MEASURE, op_of, operation
+from tests.stage05_cases import ATTEMPTS, MEASURE, op_of, operation, weight_attempt
 
 # Stage 05/07 rows are about this project's own types: not applicable on any other engine.
 pytestmark = reference_only(OWN_TYPES)
@@ -314,3 +314,18 @@ def test_the_first_bad_element_in_row_major_order_is_the_one_named(
             build()
         message = str(refused.value)
         assert (True, False) == (f"got {first!r}" in message, f"got {second!r}" in message), message
+
+
+@pytest.mark.spec("S05.fail.weight-config")
+@given(case=s.wrong_weight_shapes().filter(lambda c: c["token_shape"] != [c["V"], c["D"]]), data=st.data())
+def test_of_two_wrong_tables_the_token_table_is_named(
+    engine: Engine, case: dict[str, Any], data: st.DataObject
+) -> None:
+    """Both tables of the wrong shape: the refusal names the token table (compared first, the row's
+    note), with its shape and the plan's."""
+    require(engine, "embedding")
+    position = data.draw(st.tuples(s.small_dim, s.small_dim).filter(lambda p: p != (case["C"], case["D"])))
+    with pytest.raises(ShapeError) as refused:
+        weight_attempt({**case, "position_shape": list(position)}).action()
+    planned, got = (case["V"], case["D"]), tuple(case["token_shape"])
+    assert f"Embedding: token_weight shape must equal the plan's {planned}, got {got}" == str(refused.value)

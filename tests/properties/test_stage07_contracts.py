@@ -726,6 +726,20 @@ def test_mlp_verify_seal_checks_model_wide_names_then_layers() -> None:
         model.verify_seal("w")
 
 
+@pytest.mark.spec("S07.fail.duplicate-name", "S07.fail.parameter-alias")
+def test_the_same_layer_twice_is_a_duplicate_name_first() -> None:
+    """One Linear in two layer slots repeats both its names and its Values: the names are compared first
+    (S07.fail.duplicate-name's note), so the refusal is the checkpoint-key collision, not the alias."""
+    model = ModelPlan.mlp([3, 3, 3]).materialize()
+    model.layers = (model.layers[0], model.layers[0])
+    with pytest.raises(ParameterIdentityError) as refused:
+        model.forward(input_matrix(1, 3))
+    assert (
+        "MLP.forward: duplicate parameter name 'mlp.fc1.weight[0,0]' (layer 'fc1'): "
+        "every logical name must be unique"
+    ) == str(refused.value)
+
+
 # ---------------------------------------------------------------- seal
 
 
