@@ -4,9 +4,21 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+import pytest
+
+from contracts.verify import junit
 from contracts.verify.formats import FORMATS
 from contracts.verify.junit import format_junit
-from contracts.verify.report import Rerun, aggregate
+from contracts.verify.records import FAILED, NOT_APPLICABLE, NOT_EXERCISED, PASSED, SKIPPED
+from contracts.verify.report import (
+    DESELECTED,
+    PARTLY,
+    ROW_STATUSES,
+    UNBOUND,
+    Rerun,
+    RowResult,
+    aggregate,
+)
 from tests.meta.test_verify_report import GOLDEN, NA, PROPERTY, RECORDS, ROWS, make_report, record
 
 
@@ -130,3 +142,27 @@ def test_several_failures_and_reasons_are_all_shown() -> None:
     assert FAILURE_BLOCKS == failure.text
     assert "not applicable: engine does not provide x; also y" == skipped.get("message")
     assert "B.rule.free is skipped: no x here; no y there" == unproven.text
+
+
+# every row status -> the element a CI server reads for it (None: a bare, green test case)
+JUNIT_OF_STATUS = {
+    PASSED: None,
+    PARTLY: "system-out",
+    NOT_APPLICABLE: "skipped",
+    DESELECTED: "skipped",
+    FAILED: "failure",
+    NOT_EXERCISED: "failure",
+    SKIPPED: "failure",
+    UNBOUND: "failure",
+}
+
+
+@pytest.mark.parametrize("status", ROW_STATUSES)
+def test_only_a_proven_row_is_green_in_junit(status: str) -> None:
+    """Each of the report's row statuses as the JUnit element a CI server counts: not exercised, skipped
+    and unbound rows are failures (a CI server shows a skip or a bare case as harmless), n/a and
+    deselected are skips, partly verified passes with its note, passed is a bare case."""
+    assert set(JUNIT_OF_STATUS) == set(ROW_STATUSES)
+    row = RowResult("A.rule.r", "t", "rule", "A", status, ["why"], {})
+    children = [child.tag for child in junit.testcase(row, "fake")]
+    assert ([] if JUNIT_OF_STATUS[status] is None else [JUNIT_OF_STATUS[status]]) == children

@@ -103,6 +103,18 @@ def test_row_status_rules(outcomes: list[str], expected: str) -> None:
     assert expected == row_status(outcomes)
 
 
+@pytest.mark.parametrize("outcome", ["passed", "failed", "not applicable"])
+def test_a_test_naming_several_rows_counts_for_each(outcome: str) -> None:
+    """One test bound to two rows (two spec markers) gives its outcome to both, not only to the first it
+    names: a failure of a shared test fails every row it proves."""
+    shared = record(PROPERTY.format("shared"), ["A.grad.ok", "A.fail.bad"], outcome, reason=NA)
+    rows = {row.id: row for row in aggregate(ROWS[:2], [shared], Rerun("fake", "ci"))}
+    assert [[shared.nodeid]] * 2 == [[t.record.nodeid for t in row.tests] for row in rows.values()]
+    assert {row_id: row_status([outcome]) for row_id in ("A.grad.ok", "A.fail.bad")} == {
+        row_id: row.status for row_id, row in rows.items()
+    }
+
+
 def test_row_without_tests_under_keyword_selection_is_deselected() -> None:
     """With -k, a row left without tests is 'deselected', not 'unbound'."""
     assert ("deselected", "unbound") == (row_status([], deselection=True), row_status([], deselection=False))
