@@ -25,6 +25,11 @@ def to32(x: Any) -> Any:
     return float(rounded) if np.ndim(x) == 0 and not isinstance(x, np.ndarray) else rounded
 
 
+def number32(value: Any) -> Any:
+    """A float or int rounded to float32; anything else (a bool, a str, None) unchanged."""
+    return to32(value) if isinstance(value, float | int) and not isinstance(value, bool) else value
+
+
 def each32(values: Sequence[Any]) -> tuple[Any, ...]:
     return tuple(to32(x) for x in values)
 
@@ -38,7 +43,8 @@ class Float32Reference(ReferenceEngine):
     def scalar_vjp(
         self, op: str, inputs: Sequence[float], constants: Mapping[str, float] | None = None
     ) -> tuple[float, tuple[float, ...]]:
-        rounded = None if constants is None else {name: to32(c) for name, c in constants.items()}
+        # only numbers are rounded: a bool or str exponent reaches the engine as given (S03.fail.pow-exponent)
+        rounded = None if constants is None else {name: number32(c) for name, c in constants.items()}
         value, grads = super().scalar_vjp(op, each32(inputs), rounded)
         return to32(value), each32(grads)
 

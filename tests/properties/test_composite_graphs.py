@@ -36,12 +36,17 @@ from tests.dag_cases import (
     tensor_central_differences,
     tolerance,
 )
-from tests.spec_rows import OWN_TYPES, reference_only, require, rows, torch_peer
+from tests.spec_rows import OWN_TYPES, reference_only, require, require_float64, rows, torch_peer
 
 
 def close(expected: Any) -> Any:
     """Equal up to the rounding of the same sums in another order (the tree, torch)."""
     return pytest.approx(expected, rel=1e-9, abs=1e-9)
+
+
+# The random-DAG comparisons are at float64 rounding: the same sums in another order (the tree), float64
+# central differences, torch's float64 autograd; an engine of a coarser dtype is judged by the rest.
+DAG_AT_FLOAT64 = "the random DAG is compared at float64 rounding (tree rebuild, central differences, torch)"
 
 
 def scalar_ops(engine: Engine) -> tuple[str, ...]:
@@ -89,6 +94,7 @@ def test_scalar_dag_gradients_match_central_differences_and_the_tree(
     """Every leaf gradient of a random scalar DAG equals the float64 central difference (tolerance rule
     above) and the gradient of the same program rebuilt as a tree (no sharing)."""
     require(engine, "scalar.program", "S03.rule.accumulate")
+    require_float64(engine, DAG_AT_FLOAT64)
     case = data.draw(engine_scalar_program(engine))
     value, grads = engine.scalar_program_grads(case["program"], case["leaves"])
     assert_scalar_tree_equal(engine, case, value, grads)
@@ -102,6 +108,7 @@ def test_scalar_dag_gradients_match_central_differences_and_the_tree(
 def test_scalar_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -> None:
     """A random scalar DAG's value and leaf gradients equal torch's float64 autograd on the same program."""
     require(engine, "scalar.program", "S03.rule.accumulate")  # the engine's own reason first
+    require_float64(engine, DAG_AT_FLOAT64)
     peer = torch_peer(engine)
 
     case = data.draw(engine_scalar_program(engine))
@@ -118,6 +125,7 @@ def test_scalar_deep_chain_inside_a_dag(engine: Engine, data: st.DataObject) -> 
     """A chain deeper than the recursion limit between two uses of a shared node: central differences and
     the tree rebuild agree with the engine."""
     require(engine, "scalar.program", "S03.rule.accumulate")
+    require_float64(engine, DAG_AT_FLOAT64)
     require(engine, "scalar.deep-graph", "S03.rule.accumulate")
     case = data.draw(s.deep_scalar_programs(scalar_ops(engine)))
     value, grads = engine.scalar_program_grads(case["program"], case["leaves"])
@@ -194,6 +202,7 @@ def test_tensor_dag_gradients_match_central_differences_and_the_tree(
     difference of sum(upstream * out) (tolerance rule above) and the gradient of the same program rebuilt
     as a tree (no sharing)."""
     require(engine, "tensor.program", "T.rule.accumulate")
+    require_float64(engine, DAG_AT_FLOAT64)
     case = data.draw(engine_tensor_program(engine))
     value, grads = engine.tensor_program_vjp(case["program"], case["leaves"], case["upstream"])
     assert_tensor_tree_equal(engine, case, value, grads)
@@ -207,6 +216,7 @@ def test_tensor_dag_gradients_match_central_differences_and_the_tree(
 def test_tensor_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -> None:
     """A random Tensor DAG's output and leaf gradients equal torch's float64 autograd on the same program."""
     require(engine, "tensor.program", "T.rule.accumulate")  # the engine's own reason first
+    require_float64(engine, DAG_AT_FLOAT64)
     peer = torch_peer(engine)
 
     case = data.draw(engine_tensor_program(engine))
@@ -226,6 +236,7 @@ def test_tensor_deep_chain_inside_a_dag(engine: Engine, case: dict[str, Any]) ->
     """A chain of adds deeper than the recursion limit between two uses of a shared Tensor node: the tree
     rebuild agrees with the engine (central differences over every element would cost ~10^5 ops)."""
     require(engine, "tensor.program", "T.rule.accumulate")
+    require_float64(engine, DAG_AT_FLOAT64)
     value, grads = engine.tensor_program_vjp(case["program"], case["leaves"], case["upstream"])
     assert_tensor_tree_equal(engine, case, value, grads)
 
