@@ -37,7 +37,9 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S07.fail.graph-budget": s.over_model_graph(),
     "S07.fail.parameter-state": s.broken_executor(s.WEIGHT_FAULTS),
     "S07.fail.output-shape": s.broken_executor(s.SHAPE_FAULTS),
-    "S07.fail.parameter-non-finite": s.bad_parameter_data(s.non_finite_float),
+    "S07.fail.parameter-non-finite": s.bad_parameter_data(
+        st.one_of(s.non_finite_float, s.int_beyond_float_range)
+    ),
     "S07.fail.parameter-type": s.bad_parameter_data(s.not_a_real),
     "S07.fail.parameter-renamed": s.renamed_layer(),
     "S07.fail.storage-shape": s.storage_shape_mismatch(),
