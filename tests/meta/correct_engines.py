@@ -24,7 +24,8 @@ class OwnDomainMessages(ReferenceEngine):
 
     def tensor_vjp(self, op: str, inputs: Sequence[Any], upstream: Any) -> tuple[Any, tuple[Any, ...]]:
         values = np.asarray(inputs[0], dtype=np.float64) if inputs else np.zeros(())
-        if op == "exp" and bool(np.any(values > EXP_LIMIT)):
+        # the data first (T.order.unary): inf is above the limit too, but it is refused as non-finite
+        if op == "exp" and bool(np.all(np.isfinite(values))) and bool(np.any(values > EXP_LIMIT)):
             raise OverflowError("exp would overflow on this input")
         if op == "log" and bool(np.any(values <= 0)):
             raise ValueError("log needs positive input")
