@@ -242,6 +242,18 @@ BAD_DECLARATIONS = {
         {"error_families": {Exception: "ShapeError"}, "dtype": "float16"},
         r"^declaring: error_families maps Exception, which AttributeError",
     ),
+    "identity-before-harness-methods": (
+        {"capabilities": "scalar.add", "lacks": lambda self, capability, row_id=None, case=None: "no"},
+        r"^declaring: capabilities must be a frozenset of names, got str$",
+    ),
+    "harness-methods-before-error-families": (
+        {"error_family": lambda self, error: "ShapeError", "error_families": {Exception: "ShapeError"}},
+        r"^declaring: overrides error_family\(\), which the suite runs",
+    ),
+    "unmapped-before-unknown-family": (
+        {"error_families": {NotImplementedError: "Shape_Error"}},
+        r"^declaring: error_families maps NotImplementedError \(a crash or a method not implemented",
+    ),
     "crash-before-unknown-family": (
         {"error_families": {Exception: "Shape_Error"}},
         r"^declaring: error_families maps Exception, which AttributeError \(a crash, never a refusal\) "
