@@ -1539,8 +1539,10 @@ AXIS_OPS = ("sum", "max", "logsumexp", "softmax", "log_softmax")
 
 @st.composite
 def axis_out_of_range(draw: st.DrawFn) -> dict[str, Any]:
-    """An axis op with an axis outside [-ndim, ndim), or cross_entropy / rms_norm of a 0-d input."""
-    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, max_side=3))
+    """An axis op with an axis outside [-ndim, ndim), or cross_entropy / rms_norm of a 0-d input. Sides of
+    0 are drawn too: an axis that does not exist is out of range, never 'empty' (an axis taken modulo
+    ndim would name an empty side that is not the one asked for)."""
+    shape = draw(hnp.array_shapes(min_dims=0, max_dims=3, min_side=0, max_side=3))
     ndim = len(shape)
     which = draw(st.sampled_from([*AXIS_OPS, "cross_entropy", "rms_norm"]))
     if which == "cross_entropy":

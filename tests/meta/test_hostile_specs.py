@@ -88,6 +88,11 @@ HOSTILE = [
         r"a\.toml: line 15: brackets nested more than 32 deep$",
         id="arrays-500-deep",
     ),
+    pytest.param(  # tomllib recurses per inline table: 3000 deep would escape as a RecursionError
+        {"a.toml": VALID + "deep = " + "{b = " * 3000 + "1" + "}" * 3000 + "\n"},
+        r"a\.toml: line 15: brackets nested more than 32 deep$",
+        id="inline-tables-3000-deep",
+    ),
     pytest.param(
         {"a.toml": VALID.encode() + b'note = "\xff\xfe"\n'},
         rf"a\.toml: not UTF-8 \(byte 0xff at offset {len(VALID) + len('note = ') + 1}\)$",

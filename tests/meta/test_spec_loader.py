@@ -520,6 +520,11 @@ SCHEMA_CASES = [
         r"a\.toml: row 'X99\.rule\.r': examples/1: case 'three' is not one of the row's cases \(one, two\)$",
         id="example-case-not-listed",
     ),
+    pytest.param(  # no example at all: every listed case is unshown, the first is named
+        [at("rule", "cases", {"one": "x", "two": "y"}), at("rule", "examples", [])],
+        r"a\.toml: row 'X99\.rule\.r': cases/one: no example shows case 'one'$",
+        id="cases-without-any-example",
+    ),
     pytest.param(  # the unshown case is the second listed: a check of the first case alone lets it in
         [
             at("rule", "cases", {"one": "x", "two": "y"}),
@@ -602,6 +607,17 @@ EDGES = [
         "y = [[1]]\n\nx = " + "[" * 33 + "]" * 33 + "\n",
         r"line 3: brackets nested more than 32 deep$",
         id="33-deep",
+    ),
+    pytest.param("x = " + "{a = " * 32 + "1" + "}" * 32 + "\n", None, id="32-deep-inline-tables-are-read"),
+    pytest.param(
+        "x = " + "{a = " * 33 + "1" + "}" * 33 + "\n",
+        r"line 1: brackets nested more than 32 deep$",
+        id="33-deep-inline-tables",
+    ),
+    pytest.param(
+        "x = " + "[{a = " * 17 + "1" + "}]" * 17 + "\n",
+        r"line 1: brackets nested more than 32 deep$",
+        id="34-deep-arrays-and-inline-tables",
     ),
     pytest.param(f"x = {2**63 - 1}\ny = {-(2**63)}\n", None, id="int64-extremes-are-read"),
     pytest.param(

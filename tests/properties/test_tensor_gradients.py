@@ -341,13 +341,15 @@ def test_one_dimensional_matmul_follows_numpy_promotion(engine: Engine, data: st
 @pytest.mark.parametrize("spec_row", params(GRADIENT_ROWS))
 @given(data=st.data())
 def test_ops_over_array_api_strict(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
-    """Over array_api_strict the reference computes there and gives the spec's values and gradients."""
+    """Over array_api_strict the reference computes there and gives the spec's values and gradients, as
+    numpy arrays (the adapter protocol's type)."""
     require_reference(engine, "T.rule.namespace")
     case = draw_case(data, spec_row)
     expected_value, expected_grads = spec_vjp(spec_row, case["inputs"], case["upstream"])
     xp = RecordingNamespace(array_api_strict)
     value, grads = reference_tensor_vjp(spec_row["op"], case["inputs"], case["upstream"], xp=xp)
     assert {"asarray", "isdtype", "astype", "sum"} <= xp.asked  # leaves, checks and backward ran in xp
+    assert [np.ndarray] * (len(grads) + 1) == [type(array) for array in (value, *grads)]  # as numpy
     assert_engine_gives(expected_value, value, **tolerance(engine, "value"), what="value")
     for index, (expected, actual) in enumerate(zip(expected_grads, grads, strict=True)):
         assert_engine_gives(
