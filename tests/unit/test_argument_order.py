@@ -36,8 +36,11 @@ def gain(width: int = 2) -> Vector:
     return Vector([1.0] * width)
 
 
-def block_mlp(plan: BlockPlan | None = None) -> MLP:
-    return (plan or block_plan()).mlp.materialize()
+def block_of(**replaced: Any) -> Block:
+    """Block(plan, gain, mlp) from one valid plan, its (C,) gain and an MLP of its own ModelPlan, with the
+    replaced arguments: every other argument is valid, so each fault is alone where the case says so."""
+    plan = block_plan()
+    return Block(**{"plan": plan, "gain": gain(), "mlp": plan.mlp.materialize(), **replaced})
 
 
 def unconnected() -> list[LinearPlan]:
@@ -88,15 +91,15 @@ PAIRS = [
         id="block-plan-widths-budget",
     ),
     pytest.param(
-        lambda: Block(bad, bad, block_mlp()),
-        lambda: Block(bad, gain(), block_mlp()),
-        lambda: Block(block_plan(), bad, block_mlp()),
+        lambda: block_of(plan=bad, gain=bad),
+        lambda: block_of(plan=bad),
+        lambda: block_of(gain=bad),
         id="block-plan-gain",
     ),
     pytest.param(
-        lambda: Block(block_plan(), gain(3), bad),
-        lambda: Block(block_plan(), gain(3), block_mlp()),
-        lambda: Block(block_plan(), gain(), bad),
+        lambda: block_of(gain=gain(3), mlp=bad),
+        lambda: block_of(gain=gain(3)),
+        lambda: block_of(mlp=bad),
         id="block-gain-mlp",
     ),
     pytest.param(
@@ -113,8 +116,8 @@ PAIRS = [
     ),
     pytest.param(
         lambda: MLP(bad, [bad]),
-        lambda: MLP(bad, block_mlp().layers),
-        lambda: MLP(block_plan().mlp, [bad]),
+        lambda: MLP(bad, mlp_plan().materialize().layers),
+        lambda: MLP(mlp_plan(), [bad]),
         id="mlp-plan-layers",
     ),
     pytest.param(
