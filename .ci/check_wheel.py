@@ -7,7 +7,9 @@ pytest run there would take the repository's pyproject.toml as its ini file).
    must not clash with it) and whose own test reads it;
 3. neither run may write into the installed suite (no __pycache__, no .hypothesis: it may be read-only);
 4. the sdist (of the tracked files) builds, and the wheel built from it packages the same suite files
-   as the installed wheel.
+   as the installed wheel;
+5. the wheel holds the product only: no development tooling (tools/: mutation testing, benchmarks) and
+   none of the project's own tests (tests/).
 
 Usage: python check_wheel.py REPOSITORY (the sdist is built from it; nothing else is read from it).
 """
@@ -25,6 +27,7 @@ import zipfile
 from pathlib import Path
 
 SUITE = "contracts/spec_suite/"
+FORBIDDEN = ("tools", "tests", "benchmarks")  # top-level directories that must not be installed
 PLUGIN_ROWS = "S03.grad.mul or S03.grad.add or mine"
 USER_CONFTEST = 'def pytest_addoption(parser):\n    parser.addoption("--impl", default="theirs")\n'
 USER_TEST = 'def test_mine(pytestconfig):\n    assert "theirs" == pytestconfig.getoption("--impl")\n'
@@ -89,6 +92,9 @@ def main(repository: Path, here: Path) -> None:
     differs = sorted(from_sdist ^ installed_suite())
     if differs:
         sys.exit(f"check_wheel: the wheel built from the sdist packages another suite: {differs}")
+    tooling = sorted(name for name in names if name.split("/")[0] in FORBIDDEN or "mutation" in name)
+    if tooling:
+        sys.exit(f"check_wheel: the wheel carries development tooling or project tests: {tooling}")
     print(f"check_wheel: OK ({len(from_sdist)} suite files, no writes into the installed suite)")
 
 

@@ -1,5 +1,5 @@
 """Entry point of the contracts pytest plugin (`pytest11`, name `contracts`); the logic is in
-contracts.pytest_plugin.
+contracts.spec_suite.plugin.
 
     pytest --pyargs contracts.spec_suite --contracts-impl=pkg.module:Engine --hypothesis-profile=ci
 
@@ -10,6 +10,8 @@ imported), and the repository's own coverage run still sees every line of contra
 """
 
 from __future__ import annotations
+
+import sys
 
 import pytest
 
@@ -25,8 +27,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         IMPL,
         default=None,
         metavar="ENGINE",
-        help="run the packaged spec suite against ENGINE: reference, torch, micrograd or pkg.module:Class "
-        "(without this option the plugin does nothing)",
+        help="engine the spec suite runs against: reference, torch, micrograd or pkg.module:Class "
+        "(default: $CONTRACTS_IMPL or reference)",
     )
     group.addoption(
         DEPTH,
@@ -54,6 +56,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption(IMPL) is not None:
-        from contracts.pytest_plugin import activate  # only a session that asked imports contracts
+        # no bytecode from here on: the suite may sit in a read-only site-packages, and pytest rewrites
+        # (and would cache) every module of this distribution, the plugin's own included
+        sys.dont_write_bytecode = True
+        from contracts.spec_suite.plugin import activate  # only a session that asked imports contracts
 
         activate(config)

@@ -1,16 +1,16 @@
 """contracts: execution contracts for a deep-learning engine, checked once at the trust boundary."""
 
-from contracts.embedding import Embedding, EmbeddingPlan
-from contracts.errors import ContractError, ParameterIdentityError, ResourceBudgetError, ShapeError
-from contracts.forward import ForwardStep, ModelForwardPlan
-from contracts.graph import topological_order
-from contracts.init import InitSpec
-from contracts.linear import Linear, LinearPlan
-from contracts.model import MLP, ModelPlan
-from contracts.seal import ParameterRef, ParameterSeal
-from contracts.shapes import Matrix, Vector
+from contracts.core.embedding import Embedding, EmbeddingPlan
+from contracts.core.errors import ContractError, ParameterIdentityError, ResourceBudgetError, ShapeError
+from contracts.core.forward import ForwardStep, ModelForwardPlan
+from contracts.core.graph import topological_order
+from contracts.core.init import InitSpec
+from contracts.core.linear import Linear, LinearPlan
+from contracts.core.model import MLP, ModelPlan
+from contracts.core.seal import ParameterRef, ParameterSeal
+from contracts.core.shapes import Matrix, Vector
+from contracts.core.value import CountingValue, Value, count_operation_nodes
 from contracts.tensor import Tensor
-from contracts.value import CountingValue, Value, count_operation_nodes
 
 __all__ = [
     "MLP",

@@ -16,8 +16,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from contracts.core.init import InitSpec
 from contracts.engines.modules import ErrorPattern, ParameterIdentity, ParameterInfo, family_of
-from contracts.init import InitSpec
 
 Array = NDArray[np.float64]
 

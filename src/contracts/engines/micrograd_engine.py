@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from contracts.core.init import InitSpec
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
     PROGRAM_FORMS,
@@ -41,7 +42,6 @@ from contracts.engines.modules import (
     SizeUnsupported,
     count_operation_nodes,
 )
-from contracts.init import InitSpec
 
 MICROGRAD_OPS = ("add", "sub", "mul", "div", "neg", "pow", "relu")
 NO_BIAS_FREE = "micrograd's Neuron always has a bias b = Value(0): a bias-free Linear or MLP cannot be built"

@@ -13,8 +13,14 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from contracts.block import Block, BlockPlan, RMSNormPlan
-from contracts.embedding import Embedding, EmbeddingPlan
+from contracts.core.block import Block, BlockPlan, RMSNormPlan
+from contracts.core.embedding import Embedding, EmbeddingPlan
+from contracts.core.errors import ShapeError
+from contracts.core.init import InitSpec
+from contracts.core.linear import Linear, LinearPlan
+from contracts.core.model import MLP, ModelPlan
+from contracts.core.shapes import Matrix, Vector
+from contracts.core.value import Value
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
     PROGRAM_FORMS,
@@ -30,12 +36,6 @@ from contracts.engines.base import (
     run_program,
 )
 from contracts.engines.modules import MODULE, ParameterIdentity, ParameterInfo, count_operation_nodes
-from contracts.errors import ShapeError
-from contracts.init import InitSpec
-from contracts.linear import Linear, LinearPlan
-from contracts.model import MLP, ModelPlan
-from contracts.shapes import Matrix, Vector
-from contracts.value import Value
 
 
 class ReferenceEngine(Engine):

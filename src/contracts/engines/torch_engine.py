@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from contracts.core.init import InitSpec
 from contracts.engines.base import (
     CONTRACT_FAMILIES,
     PROGRAM_FORMS,
@@ -33,7 +34,6 @@ from contracts.engines.base import (
     run_program,
 )
 from contracts.engines.modules import MODULE, ErrorPattern, ParameterIdentity, ParameterInfo
-from contracts.init import InitSpec
 
 TENSOR_FORMS: dict[str, Callable[..., Any]] = {
     "add": lambda a, b: a + b,

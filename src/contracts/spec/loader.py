@@ -17,7 +17,6 @@ from typing import Any
 
 import jsonschema
 
-from contracts.packaged import packaged_suite
 from contracts.spec.expr import ExpressionError, evaluate, parse_expression
 from contracts.spec.functions import KNOWN as KNOWN_FUNCTIONS
 from contracts.spec.functions import SCALAR
@@ -89,16 +88,13 @@ class SpecRow(Mapping[str, Any]):
         return self.row_kind()
 
 
+SPECS_ENV = "CONTRACTS_SPECS"
+
+
 def spec_dir() -> Path:
-    """CONTRACTS_SPECS if set, else the specs packaged with an installed wheel, else the repository's
-    specs/ beside src/ (a clone or an editable install)."""
-    configured = os.environ.get("CONTRACTS_SPECS")
-    if configured:
-        return Path(configured)
-    packaged = packaged_suite()
-    if packaged is not None:
-        return packaged / "specs"
-    return Path(__file__).resolve().parents[3] / "specs"
+    """$CONTRACTS_SPECS if set (a copy of the specs, e.g. a mutated one), else the package's own specs/."""
+    configured = os.environ.get(SPECS_ENV)
+    return Path(configured) if configured else Path(__file__).resolve().parents[1] / "specs"
 
 
 def read_text(path: Path) -> str:

@@ -4,7 +4,7 @@ One op-definition mechanism (contracts.tensor.op: Op + apply), one broadcast red
 (reduce_to_shape), the seed's ops (contracts.tensor.ops) and Tensor with iterative backward.
 """
 
-from contracts.graph import topological_order
+from contracts.core.graph import topological_order
 from contracts.tensor.op import Op, apply, reduce_to_shape
 from contracts.tensor.ops import (
     MAX_EXP_INPUT,

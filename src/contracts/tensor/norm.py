@@ -16,7 +16,7 @@ import math
 from collections.abc import Iterator
 from typing import Any, ClassVar, NamedTuple
 
-from contracts.errors import ShapeError
+from contracts.core.errors import ShapeError
 from contracts.tensor.op import Op, apply
 from contracts.tensor.reductions import normalize_axis
 from contracts.tensor.shapes import Shape

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, ClassVar
 
-from contracts.errors import ShapeError
+from contracts.core.errors import ShapeError
 from contracts.tensor.op import Op, apply
 from contracts.tensor.shapes import Shape
 from contracts.tensor.tensor import Tensor

@@ -7,7 +7,7 @@ as an (n, 1) column, and the promoted axis is absent from the result; batch axes
 
 from __future__ import annotations
 
-from contracts.errors import ShapeError
+from contracts.core.errors import ShapeError
 
 Shape = tuple[int, ...]
 

@@ -14,7 +14,7 @@ import math
 from collections.abc import Iterator
 from typing import Any, ClassVar, NamedTuple
 
-from contracts.errors import ShapeError
+from contracts.core.errors import ShapeError
 from contracts.tensor.op import Op, apply, namespace_of
 from contracts.tensor.reductions import AxisOp, first_max_mask, kept, normalize_axis
 from contracts.tensor.shapes import Shape

@@ -40,9 +40,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from contracts.errors import ShapeError
-from contracts.frozen import Frozen, set_fields
-from contracts.graph import topological_order
+from contracts.core.errors import ShapeError
+from contracts.core.frozen import Frozen, set_fields
+from contracts.core.graph import topological_order
 
 if TYPE_CHECKING:
     from contracts.tensor.op import Op

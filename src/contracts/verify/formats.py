@@ -145,19 +145,6 @@ def summary_table(report: Report) -> list[list[str]]:
     return table
 
 
-def mutation_line(report: Report) -> str:
-    mutation = report.mutation
-    if mutation is None:
-        return "mutation score: no result file (run mutmut, then `mutmut export-cicd-stats`)"
-    if mutation["score"] is None:
-        return f"mutation score: n/a ({mutation['path']} counts no mutants)"
-    counted = mutation["total"] - mutation["skipped"]
-    return (
-        f"mutation score: {mutation['score']:.1%} (killed {mutation['killed']} + timeout "
-        f"{mutation['timeout']} of {counted}; survived {mutation['survived']}) from {mutation['path']}"
-    )
-
-
 def unverified_lines(report: Report) -> list[str]:
     """The one-line reason a run proved nothing (every row n/a, skipped or unbound), if it did not."""
     return [] if report.verified_any() else [NOTHING_VERIFIED]
@@ -213,8 +200,7 @@ def format_table(report: Report) -> str:
     if others:
         lines += ["", *others]
     summary = summary_table(report)
-    lines += ["", *align(summary, right=frozenset(range(1, len(summary[0])))), "", mutation_line(report)]
-    lines += report.spec_mutation
+    lines += ["", *align(summary, right=frozenset(range(1, len(summary[0])))), ""]
     lines.extend(unverified_lines(report))
     lines.append(verdict(report))
     return "\n".join(lines) + "\n"
@@ -262,9 +248,6 @@ def format_markdown(report: Report) -> str:
     lines += ["", "## Summary", ""]
     lines.extend(md_table(summary_table(report)))
     lines += [
-        "",
-        mutation_line(report),
-        *report.spec_mutation,
         "",
         *unverified_lines(report),
         f"**{verdict(report)}**",

@@ -129,7 +129,7 @@ class Recorder:
         self.collected: list[str] = []  # every test the session is to run, once known
         self.marked: dict[str, list[str]] = {}  # their spec ids, where collection ran here (not xdist)
         self.ended: set[str] = set()  # the tests whose teardown reported
-        self.impl: object = None  # the engine the session runs (the suite's --impl as parsed)
+        self.impl: object = None  # the engine the session runs (the suite's --contracts-impl as parsed)
         self.done = 0
         self.started = time.monotonic()
 
@@ -246,7 +246,7 @@ class Recorder:
         self.note_unfinished(exitstatus)
         document = {
             "exitstatus": exitstatus,
-            # the engine the session ran (the suite's --impl as parsed): verify compares it with its own
+            # the engine the session ran (--contracts-impl as parsed): verify compares it with its own
             "impl": self.impl,
             "tests": [record.to_json() for record in self.records.values()],
             "collection_errors": self.collection_errors,
@@ -259,5 +259,5 @@ def pytest_configure(config: pytest.Config) -> None:
         return  # an xdist worker: its reports go to the controller, which records them
     out = config.getoption("--contracts-verify-out")
     recorder = Recorder(Path(out) if out else None, bool(config.getoption("--contracts-progress")))
-    recorder.impl = config.getoption("--impl", default=None)
+    recorder.impl = config.getoption("--contracts-impl", default=None)
     config.pluginmanager.register(recorder, RECORDER)

@@ -1,11 +1,11 @@
-"""`python -m contracts.verify.probe NAME SUITE OUT`: load the engine NAME and read what it declares, in a
+"""`python -m contracts.verify.probe NAME OUT`: load the engine NAME and read what it declares, in a
 process of its own.
 
 verify runs no adapter code in its own process. There, an import or constructor could end verify
 (os._exit, a native library's exit()) with any exit code and no report, so a CI job could read exit 0
 as a pass; a property verify reads (name, capabilities, version()) could raise after the whole suite
 ran; and adapter code could patch verify's own report. This child loads the adapter, checks its
-declarations against the suite's spec rows, and writes OUT as JSON: {"engine": ..., "module_root": ...}
+declarations against the spec rows, and writes OUT as JSON: {"engine": ..., "module_root": ...}
 (plain data) or {"error": one line}. No OUT means loading ended the process.
 """
 
@@ -80,15 +80,15 @@ def engine_info(name: str, engine: Engine) -> dict[str, Any]:
     }
 
 
-def declarations(name: str, suite: Path) -> dict[str, Any]:
-    """The engine's declarations checked against the suite's spec rows (unreadable rows are left to
+def declarations(name: str) -> dict[str, Any]:
+    """The engine's declarations checked against the spec rows (unreadable rows are left to
     verify's own read, which names them), or ProbeError."""
     from contracts.verify.runner import VerifyError, spec_rows
 
     engine = load(name)
     try:
         with contextlib.suppress(VerifyError):
-            check_declarations(engine, spec_rows(suite))
+            check_declarations(engine, spec_rows())
         described = {"engine": engine_info(name, engine), "module_root": module_root(engine)}
         json.dumps(described)  # plain data only: verify reads it back
     except DeclarationError as error:
@@ -102,12 +102,10 @@ def declarations(name: str, suite: Path) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    name, suite, out = (
-        sys.argv[1:] if argv is None else argv
-    )  # run with -m: the current directory is on sys.path
+    name, out = sys.argv[1:] if argv is None else argv  # run with -m: the current directory is on sys.path
     with contextlib.redirect_stdout(sys.stderr):
         try:
-            result = declarations(name, Path(suite))
+            result = declarations(name)
         except ProbeError as error:
             result = {"error": str(error)}
     Path(out).write_text(json.dumps(result), encoding="utf-8")

@@ -13,7 +13,9 @@ from typing import Any
 PASSED = "passed"
 FAILED = "failed"
 ERROR = "error"  # setup or teardown failed
-NOT_APPLICABLE = "not applicable"  # skipped by tests.spec_rows.require: the engine lacks the row
+NOT_APPLICABLE = (
+    "not applicable"  # skipped by contracts.spec_suite.spec_rows.require: the engine lacks the row
+)
 SKIPPED = "skipped"  # skipped for any other reason (the row is not proven)
 NOT_EXERCISED = "not exercised"  # passed without calling the engine, and not reference-only: no proof
 TEST_OUTCOMES = (PASSED, FAILED, ERROR, NOT_APPLICABLE, SKIPPED, NOT_EXERCISED)

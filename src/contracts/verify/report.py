@@ -15,16 +15,14 @@ report names what was left out. Passed means every test of the row ran on the en
 from __future__ import annotations
 
 import ast
-import json
 import os
 import re
 import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-from contracts.traceability import SUITES, suite_of
+from contracts.spec.traceability import SUITES, suite_of
 from contracts.verify.records import (
     ERROR,
     FAILED,
@@ -36,6 +34,7 @@ from contracts.verify.records import (
     Record,
     never_built,
 )
+from pytest_contracts import IMPL
 
 # row statuses
 PARTLY = "partly verified"  # passed, but some of its tests did not run on the engine (n/a there)
@@ -92,7 +91,7 @@ class Rerun:
 
     def command(self, nodeid: str) -> str:
         pytest = ["pytest"] if self.python is None else [self.python, "-m", "pytest"]
-        args = [*pytest, nodeid, "--impl", self.impl, f"--hypothesis-profile={self.profile}", *self.extra]
+        args = [*pytest, nodeid, IMPL, self.impl, f"--hypothesis-profile={self.profile}", *self.extra]
         text = shlex.join(args)
         if self.pythonpath:
             text = f"PYTHONPATH={shlex.quote(os.pathsep.join(self.pythonpath))} {text}"
@@ -324,18 +323,6 @@ def summarize(results: Sequence[RowResult]) -> dict[str, Any]:
     return {"rows": len(results), "by_status": by_status, "by_stage": by_stage}
 
 
-def mutation_score(path: Path) -> dict[str, Any] | None:
-    """mutmut's export-cicd-stats file with score = (killed + timeout) / (total - skipped); None if absent."""
-    if not path.is_file():
-        return None
-    stats: dict[str, Any] = json.loads(path.read_bytes())
-    counted = int(stats.get("total", 0)) - int(stats.get("skipped", 0))
-    caught = int(stats.get("killed", 0)) + int(stats.get("timeout", 0))
-    score = caught / counted if counted > 0 else None
-    keys = ("killed", "survived", "total", "no_tests", "timeout", "skipped", "suspicious")
-    return {"path": str(path), "score": score, **{key: int(stats.get(key, 0)) for key in keys}}
-
-
 @dataclass
 class Report:
     """Everything `contracts verify` prints, in any format."""
@@ -351,8 +338,6 @@ class Report:
     collection_errors: list[dict[str, str]]
     pytest_exit_code: int
     duration: float
-    mutation: dict[str, Any] | None = None
-    spec_mutation: list[str] = field(default_factory=list)  # contracts.spec_mutation.summary's line
 
     def problems(self) -> list[str]:
         """Why the run is not clean, one line each (empty: every applicable row passed)."""
@@ -414,7 +399,6 @@ class Report:
             "other_tests": [test.to_json() for test in self.other_tests],
             "unknown_ids": self.unknown_ids,
             "collection_errors": self.collection_errors,
-            "mutation": self.mutation,
             "pytest_exit_code": self.pytest_exit_code,
             "duration": round(self.duration, 3),
         }

@@ -1,13 +1,12 @@
-"""`contracts verify`: find the spec suite, check the engine loads, run pytest over tests/properties
-and tests/golden with the verify plugin, and assemble the Report.
+"""`contracts verify`: check the engine loads, run pytest over the spec suite's properties/ and golden/
+with the verify plugin, and assemble the Report.
 
-pytest runs in a child process (from the suite root, with the suite's conftest and the chosen
-hypothesis profile); its own output goes to a log file, progress lines to stderr.
+pytest runs in a child process (from the suite's directory, with the suite's conftest and pytest.ini and
+the chosen hypothesis profile); its own output goes to a log file, progress lines to stderr.
 """
 
 from __future__ import annotations
 
-import ast
 import importlib.util
 import json
 import math
@@ -25,24 +24,20 @@ from pathlib import Path
 from typing import Any
 
 import contracts
+import contracts.verify.profiles as profiles
 from contracts.engines import selected_name
-from contracts.packaged import SUITE_PACKAGE, packaged_suite
-from contracts.spec import SpecError, SpecRow, load_rows
-from contracts.spec.expr import parse_module
-from contracts.spec_mutation.summary import spec_mutation_lines
+from contracts.spec import SpecError, SpecRow, load_rows, spec_dir
 from contracts.verify.records import Record
-from contracts.verify.report import Report, Rerun, aggregate, mutation_score, reported_test, unknown_ids
+from contracts.verify.report import Report, Rerun, aggregate, reported_test, unknown_ids
+from pytest_contracts import DEPTH, IMPL, SAMPLES, TIMEOUT
 
-SUITE_ENV = "CONTRACTS_SUITE"
-SPECS_ENV = "CONTRACTS_SPECS"
-SUITE_DIRS = ("tests/properties", "tests/golden")
-MUTATION_STATS = Path("mutants") / "mutmut-cicd-stats.json"
+SUITE_DIRS = ("properties", "golden")
 EXIT_USAGE = 2  # the run could not start: unknown engine, missing extra, no suite
 EXIT_PYTEST = 3  # pytest itself failed (internal or usage error): no results
 LOG_TAIL = 40
 QUICK_DEPTH = 10_000  # the deep-graph rows' chain under --quick (the spec asks for 10^6)
 # draws per statistical check of the init rows under --quick (the seed's 4096): at least the suite's
-# FEWEST_SAMPLES (448, tests/stage07_cases.py: still rejects a variance half or twice its target)
+# FEWEST_SAMPLES (448, contracts.spec_suite.cases.stage07: still rejects a variance half or twice its target)
 QUICK_SAMPLES = 512
 STOP_GRACE = 10.0  # seconds pytest gets to end after SIGTERM before it is killed
 LOAD_LIMIT = 120.0  # seconds the probe child may take to load the engine (torch: a few)
@@ -59,13 +54,11 @@ class VerifyError(Exception):
 @dataclass
 class VerifyOptions:
     impl: str | None = None
-    suite: str | None = None
     profile: str = "ci"
     workers: str | None = None
     rows: list[str] = field(default_factory=list)
     keyword: str | None = None
     progress: bool = True
-    mutation_stats: str | None = None
     pytest_log: str | None = None
     output: str | None = None  # the report file the CLI writes (checked before the suite runs)
     quick: bool = False  # a smaller deep graph (QUICK_DEPTH nodes); the CLI also picks the quick profile
@@ -74,47 +67,29 @@ class VerifyOptions:
     pytest_args: list[str] = field(default_factory=list)
 
 
-def is_suite(root: Path) -> bool:
-    return (root / SUITE_DIRS[0]).is_dir() and (root / "specs").is_dir()
+def suite_root() -> Path:
+    """The spec suite's directory: the installed package contracts.spec_suite (properties/, golden/,
+    its conftest and pytest.ini), found without importing it (this process writes nothing there)."""
+    found = importlib.util.find_spec("contracts.spec_suite")
+    origin = None if found is None else found.origin
+    if origin is None:  # a part of this package: only a broken install lacks it
+        raise VerifyError("this install of contracts has no spec suite (contracts.spec_suite): reinstall it")
+    return Path(origin).resolve().parent
 
 
-def find_suite(option: str | None = None, environ: Mapping[str, str] = os.environ) -> Path:
-    """The directory holding tests/properties and specs/: --suite, else $CONTRACTS_SUITE, else the clone
-    the package was installed from (editable), else the suite packaged with it (a wheel install), else
-    the current directory."""
-    configured = option or environ.get(SUITE_ENV)
-    if configured:
-        root = Path(configured).resolve()
-        if not is_suite(root):
-            raise VerifyError(
-                f"{root} is not a contracts spec suite (it needs {SUITE_DIRS[0]}/ and specs/); "
-                f"check --suite or ${SUITE_ENV}"
-            )
-        return root
-    packaged = packaged_suite()
-    candidates = [
-        Path(contracts.__file__).resolve().parents[2],
-        *([packaged] if packaged is not None else []),
-        Path.cwd().resolve(),
-    ]
-    for root in candidates:
-        if is_suite(root):
-            return root
-    missing = "" if packaged is not None else f" (this install has no packaged suite, {SUITE_PACKAGE})"
-    raise VerifyError(
-        "cannot find the spec suite (a directory with tests/properties/, tests/golden/ and specs/); "
-        f"looked in {', '.join(str(c) for c in candidates)}{missing}. Run from a clone of the repository, "
-        f"or pass --suite PATH, or set {SUITE_ENV}"
-    )
+def package_root() -> Path:
+    """The directory the contracts package is imported from: first on the child's PYTHONPATH, so the
+    suite runs the same code as this process."""
+    return Path(contracts.__file__).resolve().parents[1]
 
 
-def resolve_engine(name: str, suite: Path) -> dict[str, Any]:
+def resolve_engine(name: str) -> dict[str, Any]:
     """What the engine a name or dotted path selects declares (contracts.verify.probe's "engine" and
     "module_root"), read in a child process, or VerifyError saying what is wrong: verify's own process
     runs no adapter code, so none can end it, raise from a declaration late, or patch its report."""
     with tempfile.TemporaryDirectory(prefix="contracts-probe-") as scratch:
         out = Path(scratch) / "declarations.json"
-        probe = [sys.executable, "-m", "contracts.verify.probe", name, str(suite), str(out)]
+        probe = [sys.executable, "-m", "contracts.verify.probe", name, str(out)]
         try:
             code = subprocess.run(
                 probe, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, check=False, timeout=LOAD_LIMIT
@@ -148,11 +123,6 @@ def check_output(option: str, value: str | None) -> None:
         raise VerifyError(f"{option} {value}: cannot write there (not a file in an existing directory)")
 
 
-def check_input(option: str, value: str | None) -> None:
-    if value is not None and not Path(value).is_file():
-        raise VerifyError(f"{option} {value}: no such file")
-
-
 def check_workers(value: str | None) -> None:
     """-n is a count of xdist workers (0: none) or one of xdist's own words for 'one per CPU'."""
     text = None if value is None else value.strip()
@@ -173,29 +143,11 @@ def check_timeout(value: str | None) -> None:
         raise VerifyError(f"--timeout {value!r}: must be a number of seconds above 0")
 
 
-def registered_profiles(root: Path) -> set[str]:
-    """The hypothesis profiles the suite's conftest registers (read, not imported: importing it
-    would load a profile into this process), and hypothesis's own default."""
-    conftest = root / "tests" / "conftest.py"
-    found = {"default"}
-    if conftest.is_file():
-        for node in ast.walk(parse_module(conftest.read_bytes())):
-            if (
-                isinstance(node, ast.Call)
-                and getattr(node.func, "attr", None) == "register_profile"
-                and node.args
-                and isinstance(node.args[0], ast.Constant)
-            ):
-                found.add(str(node.args[0].value))
-    return found
-
-
-def check_profile(profile: str, root: Path) -> None:
-    known = registered_profiles(root)
-    if profile not in known:
+def check_profile(profile: str) -> None:
+    if profile not in profiles.PROFILES:
         raise VerifyError(
-            f"--hypothesis-profile {profile!r} is not registered by {root / 'tests' / 'conftest.py'}; "
-            f"use one of {', '.join(sorted(known))}"
+            f"--hypothesis-profile {profile!r} is not one of the suite's profiles: "
+            f"{', '.join(profiles.PROFILES)}"
         )
 
 
@@ -207,8 +159,8 @@ def check_rows(rows: Sequence[SpecRow], prefixes: Sequence[str], values: Sequenc
         raise VerifyError(f"--rows {','.join(prefixes)}: no spec row id starts with any of these prefixes")
 
 
-def spec_rows(root: Path, environ: Mapping[str, str] = os.environ) -> list[SpecRow]:
-    directory = Path(environ.get(SPECS_ENV) or root / "specs")
+def spec_rows() -> list[SpecRow]:
+    directory = spec_dir()
     try:
         return load_rows(directory)
     except (SpecError, OSError) as error:
@@ -224,9 +176,10 @@ def split_prefixes(values: Sequence[str]) -> list[str]:
 
 
 def pytest_command(options: VerifyOptions, impl: str, root: Path, out: Path) -> list[str]:
-    command = [sys.executable, "-m", "pytest", *(d for d in SUITE_DIRS if (root / d).is_dir())]
+    command = [sys.executable, "-m", "pytest", *SUITE_DIRS]
     command += ["-p", "contracts.verify.plugin", "--contracts-verify-out", str(out)]
-    command += ["--impl", impl, f"--hypothesis-profile={options.profile}"]
+    command += ["-c", str(root / "pytest.ini"), "--rootdir", str(root)]
+    command += [IMPL, impl, f"--hypothesis-profile={options.profile}"]
     command += ["-q", "--tb=short", "--continue-on-collection-errors", "-p", "no:cacheprovider"]
     command += list(run_settings(options))
     if options.progress:
@@ -246,11 +199,11 @@ def run_settings(options: VerifyOptions) -> tuple[str, ...]:
     """pytest options that change what the tests compute (the repro commands repeat them)."""
     found: tuple[str, ...] = ()
     if options.quick:
-        found = ("--deep-graph-depth", str(QUICK_DEPTH), "--statistical-samples", str(QUICK_SAMPLES))
+        found = (DEPTH, str(QUICK_DEPTH), SAMPLES, str(QUICK_SAMPLES))
     if options.seed is not None:
         found += (f"--hypothesis-seed={options.seed}",)
     if options.timeout is not None:
-        found += ("--test-timeout", options.timeout.strip())
+        found += (TIMEOUT, options.timeout.strip())
     return found
 
 
@@ -274,12 +227,16 @@ def child_environment(
         environ["PYTHONDONTWRITEBYTECODE"] = "1"
         environ["HYPOTHESIS_STORAGE_DIRECTORY"] = str(scratch / "hypothesis")
     paths: list[str] = []
-    for path in (os.getcwd(), adapter_root, *environ.get("PYTHONPATH", "").split(os.pathsep)):
+    for path in (
+        str(package_root()),
+        os.getcwd(),
+        adapter_root,
+        *environ.get("PYTHONPATH", "").split(os.pathsep),
+    ):
         absolute = str(Path(path).resolve()) if path else None
         if absolute is not None and absolute not in paths:
             paths.append(absolute)
     environ["PYTHONPATH"] = os.pathsep.join(paths)
-    environ.setdefault(SPECS_ENV, str(root / "specs"))
     environ.pop("PYTEST_ADDOPTS", None)  # the run is configured here, not by the caller's shell
     return environ
 
@@ -380,7 +337,7 @@ def check_ran(impl: str, ran: object, pytest_args: Sequence[str]) -> None:
     if ran != impl:
         raise VerifyError(
             f"the suite ran engine {ran!r}, not --impl {impl!r}: the pytest arguments after -- "
-            f"({' '.join(pytest_args) or 'none'}) must not select the engine; give it as --impl only"
+            f"({' '.join(pytest_args) or 'none'}) must not select the engine; give it as verify's --impl only"
         )
 
 
@@ -389,14 +346,13 @@ def preflight(options: VerifyOptions) -> tuple[Path, str, dict[str, Any], list[S
     check_impl(options.impl)
     check_output("--output", options.output)
     check_output("--pytest-log", options.pytest_log)
-    check_input("--mutation-stats", options.mutation_stats)
     check_workers(options.workers)
     check_timeout(options.timeout)
-    root = find_suite(options.suite)
-    check_profile(options.profile, root)
+    root = suite_root()
+    check_profile(options.profile)
     impl = selected_name(options.impl)
-    declared = resolve_engine(impl, root)
-    rows = spec_rows(root)
+    declared = resolve_engine(impl)
+    rows = spec_rows()
     prefixes = split_prefixes(options.rows)
     check_rows(rows, prefixes, options.rows)
     return root, impl, declared, rows, with_dtype_check(prefixes, declared["engine"]["dtype"])
@@ -437,7 +393,6 @@ def verify(options: VerifyOptions) -> Report:
     records = [Record.from_json(item) for item in results["tests"]]
     selected_rows = [row for row in rows if chosen(row.id, prefixes)]
     row_like = [{"id": r.id, "title": r["title"], "kind": r.kind, "stage": r.stage} for r in selected_rows]
-    mutation_path = Path(options.mutation_stats) if options.mutation_stats else root / MUTATION_STATS
     rerun = rerun_of(options, impl, root, environ)
     return Report(
         engine=declared["engine"],
@@ -456,6 +411,4 @@ def verify(options: VerifyOptions) -> Report:
         collection_errors=list(results.get("collection_errors", [])),
         pytest_exit_code=code,
         duration=time.monotonic() - started,
-        mutation=mutation_score(mutation_path),
-        spec_mutation=spec_mutation_lines(str(root)),
     )

@@ -1,0 +1,3 @@
+from contracts.cli.commands import main
+
+raise SystemExit(main())

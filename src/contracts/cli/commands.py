@@ -1,0 +1,188 @@
+"""The `contracts` command: verify (the spec suite against an engine), specs (list the rows), plan."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from contracts.cli import plan
+from contracts.engines import ENV_VAR
+from contracts.spec import SpecError, load_rows, spec_dir
+from contracts.verify import matrix
+from contracts.verify.formats import FORMATS, format_specs
+from contracts.verify.runner import VerifyError, VerifyOptions, split_prefixes, verify
+
+USAGE = """usage: contracts COMMAND [options]
+
+commands:
+  verify         run the spec suite against an engine and report every spec row
+  specs          list the spec rows (id, formula or failure, where blocked, exception)
+  plan           print a model's plan (contracts plan --widths 3,4,2 --tokens 2)
+  matrix         rows x engines from verify reports (markdown or one HTML page)
+
+`contracts COMMAND --help` shows a command's options.
+"""
+
+
+def verify_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="contracts verify",
+        description="Run the spec suite against an engine; one line per spec row. "
+        "Exit 0 only when every applicable row passes.",
+        epilog="Anything after `--` is passed to pytest unchanged.",
+    )
+    parser.add_argument(
+        "--impl",
+        help="engine under test: reference, torch, micrograd, or pkg.module:Class "
+        f"(default: ${ENV_VAR} or reference)",
+    )
+    parser.add_argument(
+        "--format", choices=sorted(FORMATS), default="table", help="report format (default: table)"
+    )
+    parser.add_argument("-o", "--output", help="write the report to this file instead of stdout")
+    parser.add_argument("-n", "--workers", help="run in parallel with pytest-xdist: N or auto")
+    parser.add_argument(
+        "--rows",
+        action="append",
+        default=[],
+        metavar="PREFIX",
+        help="only rows whose id starts with PREFIX (repeatable, or comma-separated), and their tests",
+    )
+    parser.add_argument("-k", dest="keyword", help="pytest -k expression (further selection)")
+    parser.add_argument(
+        "--hypothesis-profile",
+        "--profile",
+        dest="profile",
+        default="ci",
+        help="hypothesis profile (default: ci, derandomized)",
+    )
+    parser.add_argument("--pytest-log", help="keep pytest's own output in this file")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="a smoke run for slow engines: deep-graph chain of 10^4 nodes, 512 draws per statistical "
+        "check, hypothesis profile quick (unless --hypothesis-profile says otherwise); the report "
+        "says so",
+    )
+    parser.add_argument("--seed", type=int, help="hypothesis seed (for profiles that are not derandomized)")
+    parser.add_argument(
+        "--timeout",
+        metavar="SECONDS",
+        help="fail a test still running after SECONDS (an engine that hangs); default: no limit",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    return parser
+
+
+def verify_main(argv: Sequence[str]) -> int:
+    arguments = list(argv)
+    passthrough: list[str] = []
+    if "--" in arguments:
+        at = arguments.index("--")
+        arguments, passthrough = arguments[:at], arguments[at + 1 :]
+    args = verify_parser().parse_args(arguments)
+    options = VerifyOptions(
+        impl=args.impl,
+        profile="quick" if args.quick and args.profile == "ci" else args.profile,
+        workers=args.workers,
+        rows=list(args.rows),
+        keyword=args.keyword,
+        progress=not args.quiet,
+        pytest_log=args.pytest_log,
+        output=args.output,
+        quick=args.quick,
+        seed=args.seed,
+        timeout=args.timeout,
+        pytest_args=passthrough,
+    )
+    try:
+        report = verify(options)
+    except VerifyError as error:
+        print(f"contracts verify: error: {error}", file=sys.stderr)
+        return error.code
+    text = FORMATS[args.format](report)
+    if args.output:
+        Path(args.output).write_bytes(text.encode())
+        print(f"contracts verify: report written to {args.output}", file=sys.stderr)
+    else:
+        sys.stdout.write(text)
+    return report.exit_code()
+
+
+KINDS = ("formula", "failure", "contract", "gradient", "rule", "precedence")  # specs/schema.json's row kinds
+
+
+def specs_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="contracts specs", description="List the spec rows.")
+    parser.add_argument("--stage", help="only this stage (e.g. 03, 05, T)")
+    parser.add_argument(
+        "--kind",
+        choices=KINDS,
+        help="only this kind (formula, failure, contract, gradient, rule, precedence)",
+    )
+    parser.add_argument(
+        "--rows", action="append", default=[], metavar="PREFIX", help="only ids with this prefix"
+    )
+    parser.add_argument(
+        "--format",
+        choices=("table", "markdown", "json"),
+        default="table",
+        help="output format (default: table)",
+    )
+    parser.add_argument("--specs", help="spec directory (default: $CONTRACTS_SPECS or the package's specs/)")
+    return parser
+
+
+def specs_main(argv: Sequence[str]) -> int:
+    args = specs_parser().parse_args(list(argv))
+    directory = Path(args.specs) if args.specs else spec_dir()
+    try:
+        rows = load_rows(directory)
+    except (SpecError, OSError) as error:
+        print(f"contracts specs: error: cannot load the spec rows from {directory}: {error}", file=sys.stderr)
+        return 2
+    prefixes = split_prefixes(args.rows)
+    chosen = [
+        row
+        for row in rows
+        if (args.stage is None or row.stage == args.stage)
+        and (args.kind is None or row.kind == args.kind)
+        and (not prefixes or any(row.id.startswith(prefix) for prefix in prefixes))
+    ]
+    sys.stdout.write(format_specs(chosen, args.format))
+    return 0
+
+
+def plan_main(argv: Sequence[str]) -> int:
+    return plan.plan_main(list(argv))
+
+
+def matrix_main(argv: Sequence[str]) -> int:
+    return matrix.main(list(argv))
+
+
+COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
+    "verify": verify_main,
+    "specs": specs_main,
+    "plan": plan_main,
+    "matrix": matrix_main,
+}
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    if not arguments or arguments[0] in ("-h", "--help"):
+        sys.stdout.write(USAGE)
+        return 0 if arguments else 2
+    if arguments[0] == "--version":
+        from importlib.metadata import version
+
+        print(f"contracts {version('contracts')}")
+        return 0
+    command = COMMANDS.get(arguments[0])
+    if command is None:
+        print(f"contracts: unknown command {arguments[0]!r}\n\n{USAGE}", file=sys.stderr)
+        return 2
+    return command(arguments[1:])

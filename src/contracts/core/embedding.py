@@ -1,0 +1,137 @@
+"""Token and position embeddings (Stage 05): the parameter cost is known before any allocation.
+
+EmbeddingPlan computes P = (V + C)D with integer arithmetic and refuses an unaffordable plan
+before the initializer is called once. Embedding binds weights to a plan and refuses a mismatch.
+forward checks the whole token sequence, then the TD graph budget, then runs a trusted loop.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from contracts.core.checks import (
+    exact_int,
+    fail_type,
+    positive_int,
+    real_number,
+    within_budget,
+)
+from contracts.core.errors import ShapeError
+from contracts.core.frozen import Frozen, set_fields
+from contracts.core.shapes import Matrix, checked_value_type, require_matrix
+from contracts.core.value import Value
+
+# (table name, row, column) -> initial value; called once per logical parameter.
+Initializer = Callable[[str, int, int], float]
+
+
+class EmbeddingPlan(Frozen):
+    """V, C, D and an optional parameter budget; validated and priced, never allocated."""
+
+    __slots__ = ("context_length", "vocab_size", "width")
+
+    def __init__(
+        self,
+        vocab_size: int,
+        context_length: int,
+        width: int,
+        parameter_budget: int | None = None,
+    ) -> None:
+        self.vocab_size: int
+        self.context_length: int
+        self.width: int
+        set_fields(
+            self,
+            vocab_size=positive_int(vocab_size, "EmbeddingPlan", "vocab_size V"),
+            context_length=positive_int(context_length, "EmbeddingPlan", "context_length C"),
+            width=positive_int(width, "EmbeddingPlan", "width D"),
+        )
+        within_budget(self.parameter_count(), parameter_budget, "EmbeddingPlan", "parameters")
+
+    def token_parameters(self) -> int:
+        return self.vocab_size * self.width
+
+    def position_parameters(self) -> int:
+        return self.context_length * self.width
+
+    def parameter_count(self) -> int:
+        return self.token_parameters() + self.position_parameters()
+
+    def token_shape(self) -> tuple[int, int]:
+        return (self.vocab_size, self.width)
+
+    def position_shape(self) -> tuple[int, int]:
+        return (self.context_length, self.width)
+
+    def forward_cost(self, tokens: int) -> int:
+        """TD addition nodes for a sequence of T tokens."""
+        return tokens * self.width
+
+    def materialize(self, initializer: Initializer, value_type: type[Value] = Value) -> Embedding:
+        """Call the initializer for every parameter, check every result, then create Values."""
+        kind = checked_value_type(value_type, "EmbeddingPlan.materialize")
+        token = self._draw("token", self.token_shape(), initializer)
+        position = self._draw("position", self.position_shape(), initializer)
+        return Embedding(
+            self,
+            Matrix.trusted(tuple(tuple(kind(x) for x in row) for row in token)),
+            Matrix.trusted(tuple(tuple(kind(x) for x in row) for row in position)),
+        )
+
+    @staticmethod
+    def _draw(table: str, shape: tuple[int, int], initializer: Initializer) -> list[list[float]]:
+        where = f"EmbeddingPlan.materialize({table})"
+        rows, cols = shape
+        return [
+            [real_number(initializer(table, r, c), where, f"initializer[{r},{c}]") for c in range(cols)]
+            for r in range(rows)
+        ]
+
+
+class Embedding(Frozen):
+    """Token and position tables bound to the plan whose shapes they must have."""
+
+    __slots__ = ("plan", "position_weight", "token_weight")
+
+    def __init__(self, plan: EmbeddingPlan, token_weight: Matrix, position_weight: Matrix) -> None:
+        if not isinstance(plan, EmbeddingPlan):
+            fail_type("Embedding", "plan", "an EmbeddingPlan", plan)
+        require_matrix(token_weight, "Embedding", "token_weight")
+        require_matrix(position_weight, "Embedding", "position_weight")
+        for name, weight, expected in (
+            ("token_weight", token_weight, plan.token_shape()),
+            ("position_weight", position_weight, plan.position_shape()),
+        ):
+            if weight.shape_tuple() != expected:
+                raise ShapeError(
+                    f"Embedding: {name} shape must equal the plan's {expected}, got {weight.shape_tuple()}"
+                )
+        self.plan: EmbeddingPlan
+        self.token_weight: Matrix
+        self.position_weight: Matrix
+        set_fields(self, plan=plan, token_weight=token_weight, position_weight=position_weight)
+
+    def forward(self, token_ids: Sequence[int], budget: int | None = None) -> Matrix:
+        """E_t = W_token[id_t] + W_position[t]: (T, D), TD nodes, nothing built on bad input."""
+        ids = self.checked_tokens(token_ids)
+        within_budget(self.plan.forward_cost(len(ids)), budget, "Embedding.forward", "graph nodes")
+        token_rows = self.token_weight.rows
+        position_rows = self.position_weight.rows
+        return Matrix.trusted(
+            tuple(tuple(a + b for a, b in zip(token_rows[i], position_rows[t])) for t, i in enumerate(ids))
+        )
+
+    def checked_tokens(self, token_ids: object) -> tuple[int, ...]:
+        """Every id an exact int in [0, V) and 1 <= T <= C, before any node is created."""
+        where = "Embedding.forward"
+        if isinstance(token_ids, str | bytes) or not isinstance(token_ids, Sequence):
+            fail_type(where, "token_ids", "a sequence of ints", token_ids)
+        ids = tuple(exact_int(token, where, f"token_ids[{t}]") for t, token in enumerate(token_ids))
+        vocab = self.plan.vocab_size
+        for t, token in enumerate(ids):
+            if not 0 <= token < vocab:
+                raise IndexError(f"{where}: token_ids[{t}] = {token} must satisfy 0 <= id < V = {vocab}")
+        context = self.plan.context_length
+        if not 1 <= len(ids) <= context:
+            raise ShapeError(f"{where}: sequence length T = {len(ids)} must satisfy 1 <= T <= C = {context}")
+        return ids

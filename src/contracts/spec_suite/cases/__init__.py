@@ -1,0 +1,1 @@
+"""Per-stage test data of the spec suite: valid calls, fault injectors, hand-checked cases."""

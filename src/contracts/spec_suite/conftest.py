@@ -1,0 +1,120 @@
+"""The suite's session: its markers and options checked, the engine under test (loaded once, its calls
+counted per test), reference-only tests skipped on other engines, and the per-test time limit."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Iterator
+from typing import Any, cast
+
+import pytest
+from hypothesis import settings
+
+import contracts.verify.profiles  # noqa: F401  (registers the profiles)
+from contracts.engines import DeclarationError, Engine, check_declarations, load_engine, selected_name
+from contracts.spec_suite.cases.stage07 import SEED_SAMPLES, statistical_samples_error
+from contracts.spec_suite.spec_rows import EngineUse, RecordingEngine, all_rows, is_reference
+from contracts.verify.plugin import RECORDER
+from contracts.verify.records import (
+    BUILDS_PROPERTY,
+    ENGINE_CALLS_PROPERTY,
+    REFERENCE_ONLY_MARKER,
+    REFERENCE_ONLY_PREFIX,
+)
+from contracts.verify.time_limit import end_process, time_limit
+from pytest_contracts import DEPTH, IMPL, SAMPLES, TIMEOUT
+
+# --hypothesis-profile overrides this; tox 4 renames CI, so tox passes the profile explicitly.
+settings.load_profile(os.environ.get("CONTRACTS_HYPOTHESIS_PROFILE", "dev"))
+
+
+def option(config: pytest.Config, name: str) -> Any:
+    """One of the plugin's --contracts-* options (None when not given, or the plugin is disabled)."""
+    return config.getoption(name, None)
+
+
+@pytest.fixture(scope="session")
+def deep_graph_depth(request: pytest.FixtureRequest) -> int | None:
+    """The deep-graph chain length asked for on the command line (None: the spec's own)."""
+    depth: int | None = option(request.config, DEPTH)
+    return depth
+
+
+@pytest.fixture(autouse=True)
+def time_limited(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Each test within --test-timeout seconds, if given: a hanging engine fails its test."""
+    seconds: float | None = option(request.config, TIMEOUT)
+    recorder = request.config.pluginmanager.get_plugin(RECORDER)  # verify's, outside xdist workers
+    nodeid = request.node.nodeid
+
+    def on_hang(message: str) -> None:
+        if recorder is not None:  # the results say which test hung before the process ends
+            recorder.abandon(nodeid, message)
+        end_process(message)
+
+    with time_limit(seconds, nodeid, on_hang):
+        yield
+
+
+@pytest.fixture(scope="session")
+def statistical_samples(request: pytest.FixtureRequest) -> int:
+    """Draws per statistical check of the engine's initializers (pytest_configure checked the option)."""
+    samples: int | None = option(request.config, SAMPLES)
+    return SEED_SAMPLES if samples is None else samples
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # Refused before any test runs, in one line: a sample too small to fail would pass every check; a
+    # time limit of 0 or less would fail (or never arm) every test.
+    samples: int | None = option(config, SAMPLES)
+    error = None if samples is None else statistical_samples_error(samples)
+    seconds: float | None = option(config, TIMEOUT)
+    if seconds is not None and not 0 < seconds < math.inf:
+        error = f"--contracts-test-timeout: got {seconds}, expected a number of seconds above 0"
+    if error is not None:
+        raise pytest.UsageError(error)
+    config.addinivalue_line("markers", "spec(*ids): the spec rows this test proves (contracts/specs)")
+    config.addinivalue_line(
+        "markers",
+        f"{REFERENCE_ONLY_MARKER}(reason): the test exercises this project's own types; "
+        "not applicable on any engine but the reference",
+    )
+
+
+@pytest.fixture(scope="session")
+def engine(request: pytest.FixtureRequest) -> Engine:
+    """The engine under test, wrapped so that each test's calls of its adapter methods are counted."""
+    recording = RecordingEngine(load_selected(request.config))
+    return cast(Engine, recording)
+
+
+@pytest.fixture(autouse=True)
+def engine_use(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Skip a reference-only test on any other engine; record how often a test called the engine
+    (verify reports a passing spec test that never did as not exercised)."""
+    marker = request.node.get_closest_marker(REFERENCE_ONLY_MARKER)
+    if marker is not None and not is_reference(load_selected(request.config)):
+        pytest.skip(f"{REFERENCE_ONLY_PREFIX} {marker.args[0]}")
+    # A module may bring its own `engine` fixture (e.g. every shipped adapter in turn): only the
+    # session's recording engine is counted.
+    given = request.getfixturevalue("engine") if "engine" in request.fixturenames else None
+    use = EngineUse(given if isinstance(given, RecordingEngine) else None)
+    yield
+    request.node.user_properties.append((ENGINE_CALLS_PROPERTY, use.calls()))
+    request.node.user_properties.append((BUILDS_PROPERTY, use.builds()))
+
+
+ENGINE_KEY = pytest.StashKey[Engine]()
+
+
+def load_selected(config: pytest.Config) -> Engine:
+    """The selected engine, loaded once per session (without the engine fixture, so a reference-only
+    test that does not request it still learns which engine runs)."""
+    if ENGINE_KEY not in config.stash:
+        engine = load_engine(selected_name(option(config, IMPL)))
+        try:
+            config.stash[ENGINE_KEY] = check_declarations(engine, all_rows())
+        except DeclarationError as error:  # the adapter declares what the spec does not know: stop here
+            pytest.exit(f"cannot run the engine: {error}", returncode=pytest.ExitCode.USAGE_ERROR)
+    return config.stash[ENGINE_KEY]

@@ -1,0 +1,245 @@
+"""The conformance matrix: spec rows × engines, from `contracts verify --format json` reports.
+
+`contracts matrix a.json b.json` reads saved reports; `contracts matrix --impl reference --impl torch`
+runs `contracts verify` for each engine first. The output is markdown (for a README) or one
+self-contained HTML page: a colour per cell, the reason on hover, a summary per stage and per engine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import subprocess
+import sys
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+EXIT_INVALID = 2
+MARKS = {
+    "passed": "pass",
+    "partly verified": "part",
+    "failed": "FAIL",
+    "not exercised": "NOT RUN",
+    "not applicable": "n/a",
+    "skipped": "skip",
+    "unbound": "unbound",
+    "deselected": "-",
+}
+COLOURS = {
+    "passed": "#b7e4b0",
+    "partly verified": "#d9efc9",
+    "failed": "#f4a3a3",
+    "not exercised": "#f4a3a3",
+    "not applicable": "#e2e2e2",
+    "skipped": "#f8e3a3",
+    "unbound": "#f8e3a3",
+    "deselected": "#ffffff",
+}
+ABSENT = "deselected"  # a row that one report does not hold
+
+
+class MatrixError(ValueError):
+    """A report cannot be read: the message names the file and what is wrong."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    status: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Column:
+    """One engine's report: its name and a cell per row id."""
+
+    engine: str
+    cells: dict[str, Cell]
+
+
+@dataclass(frozen=True)
+class RowInfo:
+    id: str
+    title: str
+    stage: str
+
+
+def field(document: Any, key: str, kind: type, where: str) -> Any:
+    """document[key], which must be of the given type."""
+    if not isinstance(document, dict) or key not in document:
+        raise MatrixError(f"{where}: missing {key!r}")
+    value = document[key]
+    if not isinstance(value, kind):
+        raise MatrixError(f"{where}: {key!r} must be a {kind.__name__}, got {type(value).__name__}")
+    return value
+
+
+def read_report(path: Path) -> tuple[Column, list[RowInfo]]:
+    """One saved report: its column and its rows (in report order)."""
+    try:
+        document = json.loads(path.read_bytes())  # JSON is UTF-8 (RFC 8259): json reads the bytes
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise MatrixError(f"{path}: not a readable JSON report ({error})") from None
+    if not isinstance(document, dict) or document.get("format") != "contracts-verify-report":
+        raise MatrixError(f"{path}: not a contracts verify report (format must be 'contracts-verify-report')")
+    engine = field(field(document, "engine", dict, str(path)), "name", str, f"{path}: engine")
+    cells: dict[str, Cell] = {}
+    infos: list[RowInfo] = []
+    for index, row in enumerate(field(document, "rows", list, str(path))):
+        where = f"{path}: rows[{index}]"
+        row_id = field(row, "id", str, where)
+        status = field(row, "status", str, where)
+        if status not in MARKS:
+            raise MatrixError(f"{where}: unknown status {status!r}")
+        reasons = field(row, "reasons", list, where)
+        cells[row_id] = Cell(status, "; ".join(str(reason) for reason in reasons))
+        infos.append(RowInfo(row_id, field(row, "title", str, where), field(row, "stage", str, where)))
+    return Column(engine, cells), infos
+
+
+@dataclass(frozen=True)
+class Matrix:
+    rows: list[RowInfo]
+    columns: list[Column]
+
+    def cell(self, column: Column, row_id: str) -> Cell:
+        return column.cells.get(row_id, Cell(ABSENT, "not in this report"))
+
+    def counts(self, column: Column, stage: str | None = None) -> dict[str, int]:
+        counted = {status: 0 for status in MARKS}
+        for info in self.rows:
+            if stage is None or info.stage == stage:
+                counted[self.cell(column, info.id).status] += 1
+        return counted
+
+    def stages(self) -> list[str]:
+        return sorted({info.stage for info in self.rows})
+
+
+def build(reports: Sequence[tuple[Column, list[RowInfo]]]) -> Matrix:
+    """Every row of any report, in the first report's order, then new ones in the order met."""
+    seen: dict[str, RowInfo] = {}
+    for _, infos in reports:
+        for info in infos:
+            seen.setdefault(info.id, info)
+    return Matrix(list(seen.values()), [column for column, _ in reports])
+
+
+def summary(counts: dict[str, int]) -> str:
+    return ", ".join(f"{counts[status]} {status}" for status in MARKS if counts[status])
+
+
+def to_markdown(matrix: Matrix) -> str:
+    engines = [column.engine for column in matrix.columns]
+    lines = ["| row | " + " | ".join(engines) + " |", "| --- |" + " --- |" * len(engines)]
+    for info in matrix.rows:
+        marks = [MARKS[matrix.cell(column, info.id).status] for column in matrix.columns]
+        lines.append(f"| `{info.id}` | " + " | ".join(marks) + " |")
+    lines += ["", "| engine | " + " | ".join(f"stage {stage}" for stage in matrix.stages()) + " | all |"]
+    lines.append("| --- |" + " --- |" * (len(matrix.stages()) + 1))
+    for column in matrix.columns:
+        per_stage = [summary(matrix.counts(column, stage)) for stage in matrix.stages()]
+        lines.append(
+            f"| {column.engine} | " + " | ".join(per_stage) + f" | {summary(matrix.counts(column))} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+def html_cell(cell: Cell) -> str:
+    reason = html.escape(cell.reason or cell.status)  # quotes too: it sits in an attribute
+    colour = COLOURS[cell.status]
+    return f'<td style="background:{colour}" title="{reason}">{html.escape(MARKS[cell.status])}</td>'
+
+
+def to_html(matrix: Matrix) -> str:
+    head = "".join(f"<th>{html.escape(column.engine)}</th>" for column in matrix.columns)
+    body = []
+    for info in matrix.rows:
+        cells = "".join(html_cell(matrix.cell(column, info.id)) for column in matrix.columns)
+        title = html.escape(info.title)  # quotes too: it sits in an attribute
+        body.append(f'<tr><th title="{title}"><code>{html.escape(info.id)}</code></th>{cells}</tr>')
+    stages = matrix.stages()
+    stage_head = "".join(f"<th>stage {html.escape(stage)}</th>" for stage in stages)
+    stage_rows = [
+        f"<tr><th>{html.escape(column.engine)}</th>"
+        + "".join(f"<td>{html.escape(summary(matrix.counts(column, stage)))}</td>" for stage in stages)
+        + f"<td>{html.escape(summary(matrix.counts(column)))}</td></tr>"
+        for column in matrix.columns
+    ]
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>contracts conformance matrix'
+        "</title>\n<style>body{font-family:sans-serif}table{border-collapse:collapse;margin:1em 0}"
+        "td,th{border:1px solid #999;padding:2px 6px;text-align:left}td{text-align:center}</style>"
+        "</head><body>\n<h1>Conformance matrix</h1>\n"
+        f"<table><tr><th>engine</th>{stage_head}<th>all</th></tr>{''.join(stage_rows)}</table>\n"
+        f"<table><tr><th>row</th>{head}</tr>\n" + "\n".join(body) + "\n</table>\n</body></html>\n"
+    )
+
+
+FORMATTERS: dict[str, Callable[[Matrix], str]] = {"markdown": to_markdown, "html": to_html}
+
+
+def run_verify(impl: str, out: Path, extra: Sequence[str]) -> None:
+    """`contracts verify --impl IMPL --format json -o OUT`; any exit code but 2/3 leaves a report."""
+    command = [
+        sys.executable,
+        "-m",
+        "contracts.cli",
+        "verify",
+        "--impl",
+        impl,
+        "--format",
+        "json",
+        "-o",
+        str(out),
+    ]
+    finished = subprocess.run([*command, "-q", *extra])  # its exit code is read below
+    if not out.is_file():
+        raise MatrixError(f"contracts verify --impl {impl} wrote no report (exit code {finished.returncode})")
+
+
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(prog="contracts matrix", description=__doc__)
+    made.add_argument("reports", nargs="*", type=Path, help="saved `contracts verify --format json` reports")
+    made.add_argument("--impl", action="append", default=[], help="run verify for this engine (repeatable)")
+    made.add_argument(
+        "--format", choices=sorted(FORMATTERS), default="markdown", help="output format (default: markdown)"
+    )
+    made.add_argument("-o", "--output", type=Path, help="write here instead of stdout")
+    made.add_argument("--verify-arg", action="append", default=[], help="passed to each verify run")
+    return made
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parser().parse_args(argv)
+    if not options.reports and not options.impl:
+        print("contracts matrix: give saved reports or --impl NAME (at least one)", file=sys.stderr)
+        return EXIT_INVALID
+    if options.output is not None and not options.output.parent.is_dir():
+        print(
+            f"contracts matrix: cannot write {options.output}: no directory {options.output.parent}",
+            file=sys.stderr,
+        )
+        return EXIT_INVALID
+    try:
+        with tempfile.TemporaryDirectory(prefix="contracts-matrix-") as scratch:
+            paths = list(options.reports)
+            for index, impl in enumerate(options.impl):
+                paths.append(Path(scratch) / f"{index}.json")
+                run_verify(impl, paths[-1], options.verify_arg)
+            text = FORMATTERS[options.format](build([read_report(path) for path in paths]))
+    except MatrixError as error:
+        print(f"contracts matrix: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    if options.output is None:
+        sys.stdout.write(text)
+    else:
+        options.output.write_bytes(text.encode())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""The suite in the package: where the specs are read from, and the pytest plugin that runs the suite
+inside another project's session (the built wheel itself is tested by tox -e wheel: .ci/check_wheel.py)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+import pytest_contracts
+from contracts.spec import spec_dir
+from contracts.spec_suite import plugin
+
+HERE = Path(__file__).resolve().parent
+PACKAGE = Path(spec_dir()).resolve().parent  # the contracts package's directory
+
+
+def write(path: Path, text: str = "") -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+def test_spec_dir_is_the_packages_own_unless_configured(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The specs ship inside the package (beside the code that reads them); CONTRACTS_SPECS wins."""
+    monkeypatch.delenv("CONTRACTS_SPECS", raising=False)
+    assert PACKAGE / "specs" == spec_dir()
+    assert (PACKAGE / "specs" / "schema.json").is_file()
+    monkeypatch.setenv("CONTRACTS_SPECS", str(tmp_path / "mine"))
+    assert tmp_path / "mine" == spec_dir()
+
+
+def test_the_entry_point_plugin_is_loaded_with_the_suites_options(pytestconfig: pytest.Config) -> None:
+    """pytest loads pytest_contracts (entry point name `contracts`) in every session; the suite's
+    options carry its prefix (a host's own --impl stays the host's) and are unset here."""
+    assert pytest_contracts is pytestconfig.pluginmanager.get_plugin("contracts")
+    names = (
+        "--contracts-impl",
+        "--contracts-deep-graph-depth",
+        "--contracts-statistical-samples",
+        "--contracts-test-timeout",
+    )
+    assert (None, None, None, None) == tuple(pytestconfig.getoption(name) for name in names)
+    assert names == (
+        pytest_contracts.IMPL,
+        pytest_contracts.DEPTH,
+        pytest_contracts.SAMPLES,
+        pytest_contracts.TIMEOUT,
+    )
+
+
+class StubConfig:
+    """The part of pytest.Config the plugin's configure hook reads."""
+
+    def __init__(self, impl: str | None) -> None:
+        self.impl = impl
+
+    def getoption(self, name: str) -> str | None:
+        assert pytest_contracts.IMPL == name
+        return self.impl
+
+
+def configure(impl: str | None) -> None:
+    config: pytest.Config = StubConfig(impl)  # type: ignore[assignment]
+    pytest_contracts.pytest_configure(config)
+
+
+def test_a_session_that_does_not_ask_is_untouched(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without --contracts-impl the plugin keeps bytecode writing and activates nothing."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.setattr(plugin, "activate", lambda config: pytest.fail("activated"))
+    configure(None)
+    assert not sys.dont_write_bytecode
+
+
+def test_asking_for_the_suite_activates_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """--contracts-impl stops bytecode writes (the suite may sit in a read-only site-packages) and
+    imports the suite's conftest, whose profiles must exist before hypothesis reads --hypothesis-profile."""
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    monkeypatch.delitem(sys.modules, "contracts.spec_suite.conftest", raising=False)
+    configure("reference")
+    assert sys.dont_write_bytecode
+    assert "contracts.spec_suite.conftest" in sys.modules
+
+
+def junit_outcomes(path: Path) -> dict[str, str]:
+    """test name -> passed / failed / error / skipped, from a JUnit XML file."""
+    outcomes: dict[str, str] = {}
+    for case in ET.parse(path).getroot().iter("testcase"):
+        found = [kind for kind in ("failure", "error", "skipped") if case.find(kind) is not None]
+        outcomes[case.attrib["name"]] = found[0] if found else "passed"
+    return outcomes
+
+
+BROKEN_MUL = """from contracts.engines.reference import ReferenceEngine
+
+
+class WrongMul(ReferenceEngine):
+    name = "wrong-mul"
+
+    def scalar_vjp(self, op, inputs, constants=None):
+        value, grads = super().scalar_vjp(op, inputs, constants)
+        return (value, (grads[0] + 1.0, *grads[1:])) if op == "mul" else (value, grads)
+"""
+
+
+@pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ, reason="a child imports the installed package")
+def test_the_suite_runs_as_a_guest_beside_a_host_with_its_own_impl(tmp_path: Path) -> None:
+    """The suite runs inside a host session whose conftest registers --impl and whose own `tests`
+    package exists: no option clash, the host's test reads its own --impl, and the suite runs on the
+    engine --contracts-impl names (a broken mul fails its row)."""
+    host = tmp_path / "host"
+    write(
+        host / "conftest.py", 'def pytest_addoption(parser):\n    parser.addoption("--impl", default="h")\n'
+    )
+    write(host / "tests/__init__.py")
+    write(
+        host / "tests/test_host.py",
+        'def test_host(pytestconfig):\n    assert "h" == pytestconfig.getoption("--impl")\n',
+    )
+    write(host / "broken.py", BROKEN_MUL)
+    env = {**os.environ, "PYTHONPATH": str(host), "CONTRACTS_HYPOTHESIS_PROFILE": "ci"}
+    outcomes = {}
+    for engine in ("reference", "broken:WrongMul"):
+        command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "--pyargs"]
+        command += ["contracts.spec_suite.golden.test_stage03_golden", f"--contracts-impl={engine}"]
+        command += ["-k", "S03.grad.mul or host", f"--junitxml={tmp_path / 'out.xml'}"]
+        subprocess.run(command, cwd=host, env=env, capture_output=True, check=False)
+        outcomes[engine] = junit_outcomes(tmp_path / "out.xml")
+    mul = "test_gradient_example[S03.grad.mul[0]]"
+    assert {"test_host": "passed", mul: "passed"} == outcomes["reference"]
+    assert {"test_host": "passed", mul: "failure"} == outcomes["broken:WrongMul"]

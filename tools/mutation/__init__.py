@@ -1,0 +1,1 @@
+"""mutmut, run and gated: the session, the gate, the sample, the shards."""

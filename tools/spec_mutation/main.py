@@ -1,0 +1,92 @@
+"""`python -m tools.spec_mutation` and `contracts spec-mutation`: run, write the results, gate."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from contracts.spec import spec_dir
+from tools.spec_mutation import sample
+from tools.spec_mutation.gate import EQUIVALENTS, THRESHOLD, load_listed, problems, report, warnings
+from tools.spec_mutation.runner import RunOptions, run, run_statements
+from tools.spec_mutation.summary import RESULTS
+
+
+def parser() -> argparse.ArgumentParser:
+    made = argparse.ArgumentParser(
+        prog="contracts spec-mutation",
+        description="Mutate every spec row's machine-readable fields and the implementation's guards, "
+        "run the bound tests, and gate: every survivor killed or listed with its reason.",
+    )
+    made.add_argument("--out", type=Path, default=RESULTS, help=f"results JSON (default: {RESULTS})")
+    made.add_argument("--equivalents", type=Path, default=EQUIVALENTS, help=f"default: {EQUIVALENTS}")
+    made.add_argument("-j", "--jobs", type=int, default=2, help="pytest sessions in parallel (default: 2)")
+    made.add_argument("--rows", action="append", default=[], metavar="PREFIX", help="only these rows")
+    made.add_argument("--no-statements", action="store_true", help="spec mutants only")
+    made.add_argument(
+        "--sample",
+        type=sample.percent,
+        default=sample.EVERYTHING,
+        metavar="PERCENT",
+        help="only the rows and guarded functions drawn at this percentage (default: 100, all)",
+    )
+    made.add_argument("--sample-seed", default="0", metavar="SEED", help="the sample's seed (default: 0)")
+    made.add_argument(
+        "--mutmut-stats",
+        type=Path,
+        metavar="FILE",
+        help="the statement mutants' coverage map from mutmut's stats of the same code, when the file "
+        "exists (tox runs mutation first); else a profiled pass of the suite",
+    )
+    made.add_argument("--gate-only", action="store_true", help="gate the existing results file")
+    made.add_argument("--threshold", type=float, default=THRESHOLD)
+    made.add_argument("--hypothesis-profile", dest="profile", default="mutation")
+    return made
+
+
+def coverage_source(stats: Path | None, no_statements: bool) -> Path | None:
+    """The mutmut stats file the statement run will read, or None for a profiled pass (said aloud)."""
+    if no_statements:
+        return None
+    if stats is not None and stats.is_file():
+        print(f"spec-mutation: statement coverage map from mutmut's stats ({stats})")
+        return stats
+    print("spec-mutation: statement coverage map from a profiled pass of the suite")
+    return None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if not args.gate_only:
+        root = Path(os.getcwd())
+        drawn = sample.record(args.sample_seed, args.sample)
+        stats = coverage_source(args.mutmut_stats, args.no_statements)
+        options = RunOptions(
+            root, spec_dir(), args.jobs, args.profile, tuple(args.rows), sample=drawn, mutmut_stats=stats
+        )
+        results: dict[str, Any] = {"spec": run(options), "sample": drawn}
+        if not args.no_statements:
+            results["statements"] = run_statements(options)
+        parts = [results[part] for part in ("spec", "statements") if part in results]
+        results["seconds"] = round(sum(part["seconds"] for part in parts), 1)
+        results["cpu_seconds"] = round(sum(part["cpu_seconds"] for part in parts), 1)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(json.dumps(results, indent=1))
+    if not args.out.exists():
+        print(f"spec-mutation: no results file {args.out}", file=sys.stderr)
+        return 2
+    results = json.loads(args.out.read_bytes())
+    listed = load_listed(args.equivalents)
+    print(report(results, listed))
+    for line in warnings(results, listed):
+        print(f"WARNING: {line}")
+    failures = problems(results, listed, args.threshold)
+    for line in failures:
+        print(f"FAIL: {line}")
+    print("spec-mutation gate: " + ("failed" if failures else "passed"))
+    return 1 if failures else 0
