@@ -117,6 +117,8 @@ class TorchEngine(Engine):
         "the spec gives all of it to the first argument",
         "S05.fail.sequence-length": "torch has no sequence-length check: T > C is refused only by the "
         "position table's lookup, as IndexError (index out of range in self), not ShapeError",
+        "S05.fail.sequence-empty": "torch has no sequence-length check: torch.tensor([]) of no ids is a "
+        "float tensor, refused by nn.Embedding as a RuntimeError about the index dtype, not ShapeError",
         # Conventions, not only a lacking tensor.domain: the rows' boundary tests would pass on torch
         # and report the row passed while its refusal, the row's claim, was never checked.
         "T.fail.log-domain": "torch.log of an element <= 0 gives -inf or nan instead of raising",

@@ -50,6 +50,8 @@ not_a_sequence_of_tokens = st.one_of(
     st.builds(lambda: (token for token in (0, 1))),
 )
 not_a_real = st.sampled_from([True, False, "1", None, 1j, [1.0], b"1"])
+# not_a_real without the bools (a bool element is a row of its own, S05.fail.element-bool)
+not_a_number = st.sampled_from(["1", None, 1j, [1.0], b"1"])
 # numpy's integers are not Python ints: a count or budget of np.int64 would wrap past 2**63 unchecked
 not_an_exact_int = st.sampled_from([True, False, 1.0, "1", None, 2.5, np.int64(2), np.int32(1)])
 
@@ -130,9 +132,13 @@ def tokens_with_bad_type(draw: st.DrawFn) -> dict[str, Any]:
 @st.composite
 def tokens_too_long(draw: st.DrawFn) -> dict[str, Any]:
     config = draw(embedding_config)
-    length = draw(st.one_of(st.integers(config["C"] + 1, config["C"] + 6), st.just(0)))
+    length = draw(st.integers(config["C"] + 1, config["C"] + 6))
     tokens = draw(st.lists(st.integers(0, config["V"] - 1), min_size=length, max_size=length))
     return {**config, "tokens": tokens}
+
+
+def tokens_empty() -> st.SearchStrategy[dict[str, Any]]:
+    return embedding_config.map(lambda config: {**config, "tokens": []})
 
 
 @st.composite
@@ -402,12 +408,18 @@ def input_rows(tokens: int, width: int) -> st.SearchStrategy[list[list[float]]]:
 
 
 def invalid_plan_values() -> st.SearchStrategy[dict[str, Any]]:
-    """One LinearPlan or InitSpec argument with a valid type and an invalid value."""
+    """A feature count, layer name or gain with a valid type and an invalid value."""
     return st.one_of(
         st.integers(-5, 0).map(lambda n: {"in_features": n}),
         st.integers(-5, 0).map(lambda n: {"out_features": n}),
         st.sampled_from(["", " ", "\t", "  \n"]).map(lambda name: {"name": name}),
         st.one_of(st.floats(-10, 0), non_finite_float).map(lambda g: {"gain": g}),
+    )
+
+
+def invalid_init_choices() -> st.SearchStrategy[dict[str, Any]]:
+    """An InitSpec distribution or role it does not know, or a negative seed."""
+    return st.one_of(
         st.text(max_size=8)
         .filter(lambda d: d not in ("normal", "uniform"))
         .map(lambda d: {"distribution": d}),
@@ -535,14 +547,17 @@ def bad_parameter_data(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[str
     return {**case, "layer": draw(st.integers(0, 5)), "position": position, "data": draw(bad)}
 
 
+# a layer name no model here uses (every layer is fcK), so a rename never makes a duplicate by chance
+fresh_layer_name = st.text("abcdefghij_", min_size=1, max_size=6).filter(lambda n: not n.startswith("fc"))
+
+
 @st.composite
 def renamed_layer(draw: st.DrawFn) -> dict[str, Any]:
     """A sealed layer given a fresh name (or a different model scope)."""
     case = {**draw(mlp_case()), "layer": draw(st.integers(0, 5))}
-    fresh = st.text("abcdefghij_", min_size=1, max_size=6).filter(lambda n: not n.startswith("fc"))
     if draw(st.booleans()):
-        return {**case, "new_scope": draw(fresh)}
-    return {**case, "new_name": draw(fresh)}
+        return {**case, "new_scope": draw(fresh_layer_name)}
+    return {**case, "new_name": draw(fresh_layer_name)}
 
 
 @st.composite
@@ -968,6 +983,10 @@ def inject_too_long(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
     return naming(case, tokens=[*case["tokens"], *([0] * extra)])
 
 
+def inject_no_tokens(case: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
+    return st.just(naming(case, tokens=[]))
+
+
 @st.composite
 def inject_layer_feature(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
     """One layer's in_features made invalid (<= 0): that LinearPlan cannot be built."""
@@ -1028,6 +1047,23 @@ def inject_replace(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
     alias = case.get("alias")
     layer = draw(st.integers(0, len(case["widths"]) - 2).filter(lambda k: alias is None or k != alias[0]))
     return naming(case, replace=layer)
+
+
+@st.composite
+def inject_rename(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """A sealed layer given a fresh name between forwards."""
+    layer = draw(st.integers(0, len(case["widths"]) - 2))
+    return naming(case, renamed=[layer, draw(fresh_layer_name)])
+
+
+@st.composite
+def inject_duplicate_layer(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """A sealed layer (not the renamed one) given another layer's current name between forwards."""
+    renamed = case["renamed"][0] if "renamed" in case else None
+    layers = range(len(case["widths"]) - 1)
+    source = draw(st.sampled_from([k for k in layers if k != renamed]))
+    target = draw(st.sampled_from([k for k in layers if k != source]))
+    return naming(case, duplicate=[source, target])
 
 
 @st.composite

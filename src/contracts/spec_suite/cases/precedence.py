@@ -248,7 +248,8 @@ def replace_weight(layer: Linear) -> None:
 
 
 def forward_build(case: Case) -> Built:
-    """A sealed MLP, then (between forwards) storage replaced, an alias, a non-finite parameter."""
+    """A sealed MLP, then (between forwards) storage replaced, an alias, a non-finite parameter, a layer
+    renamed, a layer given another's name."""
     model = counted_model(case, CountingInitializer())  # constant 0.5 weights: cheap, values do not matter
     sealed = parameters_of(model)
     layers = model.layers
@@ -267,6 +268,12 @@ def forward_build(case: Case) -> Built:
     if "nan" in case:
         index, position, value = case["nan"]
         list(layers[index].weight.values())[position].data = value
+    if "renamed" in case:
+        index, name = case["renamed"]
+        layers[index].name = name
+    if "duplicate" in case:
+        source, target = case["duplicate"]
+        layers[source].name = layers[target].name
     x: Any = (
         case["x"] if "x" in case else input_matrix(case["tokens"], case.get("x_width", case["widths"][0]))
     )
@@ -390,7 +397,8 @@ ENTRIES: dict[str, Entry] = {
         {
             "S05.fail.value-type": s.inject_value_type,
             "S05.fail.container-type": s.inject_vector_container,
-            "S05.fail.element-type": lambda case: s.inject_vector_element(case, s.not_a_real),
+            "S05.fail.element-type": lambda case: s.inject_vector_element(case, s.not_a_number),
+            "S05.fail.element-bool": lambda case: s.inject_vector_element(case, st.booleans()),
             "S05.fail.element-nonfinite": lambda case: s.inject_vector_element(case, s.non_finite_float),
             "S05.fail.empty-dimension": s.inject_no_elements,
         },
@@ -403,7 +411,8 @@ ENTRIES: dict[str, Entry] = {
             "S05.fail.value-type": s.inject_value_type,
             "S05.fail.container-type": s.inject_row_container,
             "S05.fail.ragged-row": s.inject_ragged,
-            "S05.fail.element-type": lambda case: s.inject_element(case, s.not_a_real),
+            "S05.fail.element-type": lambda case: s.inject_element(case, s.not_a_number),
+            "S05.fail.element-bool": lambda case: s.inject_element(case, st.booleans()),
             "S05.fail.element-nonfinite": lambda case: s.inject_element(case, s.non_finite_float),
         },
         matrix_build,
@@ -425,6 +434,7 @@ ENTRIES: dict[str, Entry] = {
             "S05.fail.token-type": lambda case: s.inject_token(case, "type"),
             "S05.fail.token-id": lambda case: s.inject_token(case, "range"),
             "S05.fail.sequence-length": s.inject_too_long,
+            "S05.fail.sequence-empty": s.inject_no_tokens,
             **budget_faults("S05", embedding_forward_cost, "S05.fail.graph-budget"),
         },
         embedding_forward_build,
@@ -470,8 +480,10 @@ ENTRIES: dict[str, Entry] = {
         {
             "S07.fail.input-type": lambda case: s.inject_input(case, "type"),
             "S07.fail.input-width": lambda case: s.inject_input(case, "width"),
+            "S07.fail.duplicate-name": s.inject_duplicate_layer,
             "S07.fail.parameter-alias": s.inject_alias,
             "S07.fail.storage-replaced": s.inject_replace,
+            "S07.fail.parameter-renamed": s.inject_rename,
             "S07.fail.parameter-non-finite": lambda case: s.inject_parameter_data(case, s.non_finite_float),
             "S07.fail.parameter-type": lambda case: s.inject_parameter_data(case, s.not_a_real),
             "S07.fail.graph-budget": lambda case: s.inject_over_budget(case, forward_cost(case)),

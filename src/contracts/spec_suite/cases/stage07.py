@@ -396,6 +396,7 @@ def storage_shape_attempt(case: Case) -> Attempt:
 
 ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
     "S07.fail.invalid-plan": plan_attempt,
+    "S07.fail.init-spec": plan_attempt,
     "S07.fail.plan-type": plan_attempt,
     "S07.fail.width-mismatch": layers_attempt,
     "S07.fail.parameter-budget": budget_attempt,

@@ -65,7 +65,12 @@ def test_port_embedding_shapes_example(engine: Engine, spec_row: SpecRow, exampl
 
 def token_examples() -> list[Any]:
     """The failure rows' examples whose tokens are a list (a port takes a list of ids)."""
-    chosen = ("S05.fail.token-id", "S05.fail.token-type", "S05.fail.sequence-length")
+    chosen = (
+        "S05.fail.token-id",
+        "S05.fail.token-type",
+        "S05.fail.sequence-length",
+        "S05.fail.sequence-empty",
+    )
     return [
         param
         for param in example_params(row(row_id) for row_id in chosen)
@@ -75,7 +80,7 @@ def token_examples() -> list[Any]:
 
 @pytest.mark.parametrize(("spec_row", "example"), token_examples())
 def test_port_embedding_refusal_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
-    """[5, 257, 1], [5, -1], [1, True] and 9 tokens with C = 8 are refused with the spec's family."""
+    """[5, 257, 1], [5, -1], [1, True], 9 tokens with C = 8 and no token: refused with the spec's family."""
     module = seed_embedding(engine, example, spec_row.id)
     require(engine, "module.embedding", spec_row.id)
     with pytest.raises(tuple(engine.error_families)) as raised:

@@ -115,3 +115,17 @@ def test_counting_example(engine: Engine) -> None:
     h = a * b
     out = h * h + a
     assert example["operations"] == counter.operations == count_operation_nodes(out)
+
+
+@reference_only(OWN_TYPES)
+@pytest.mark.spec("S03.rule.counting-values")
+def test_counting_values_example(engine: Engine) -> None:
+    """out = h*h + a with h = a*b at (2, 3) is 38 with gradients (37, 24), over Value and CountingValue."""
+    require(engine, "scalar.value-api", "S03.rule.counting-values")
+    (example,) = row("S03.rule.counting-values")["examples"]
+    for kind in (Value, CountingValue):
+        a, b = kind(example["a"]), kind(example["b"])
+        h = a * b
+        out = h * h + a
+        out.backward()
+        assert (example["value"], example["grads"]) == (out.data, [a.grad, b.grad])

@@ -147,15 +147,31 @@ def test_vector_values_example(engine: Engine) -> None:
 
 @pytest.mark.spec("S05.rule.value-identity")
 def test_shared_value_stays_one_object(engine: Engine) -> None:
-    """The seed's Matrix(((shared, shared), (1.0, 2.0))) holds 3 distinct Values, shared twice."""
+    """The seed's Matrix(((shared, shared), (Value(1.0), Value(2.0)))) holds its four given objects: 3
+    distinct Values, shared at both positions of the first row."""
     require(engine, "shapes")
     (example,) = row("S05.rule.value-identity")["examples"]
-    shared = Value(0.5)
-    rows = [[shared if x == "shared" else x for x in r] for r in example["rows"]]
-    matrix = Matrix(rows)
+    shared = Value(example["shared"])
+    second = [Value(x) for x in example["second_row"]]
+    given = ((shared, shared), tuple(second))
+    matrix = Matrix(given)
+    assert [[True, True], [True, True]] == [
+        [kept is element for kept, element in zip(r, g)] for r, g in zip(matrix.rows, given)
+    ]
     assert example["distinct"] == len({id(v) for v in matrix.values()})
-    assert matrix.rows[0][0] is shared
-    assert matrix.rows[0][1] is shared
+
+
+@pytest.mark.spec("S05.rule.number-element")
+def test_number_elements_example(engine: Engine) -> None:
+    """[[1, 2.5], [1, 1]] becomes four distinct Values holding 1.0, 2.5, 1.0 and 1.0."""
+    require(engine, "shapes")
+    (example,) = row("S05.rule.number-element")["examples"]
+    matrix = Matrix(example["rows"])
+    assert example["data"] == matrix.data()
+    assert (example["distinct"], {Value}) == (
+        len({id(v) for v in matrix.values()}),
+        {type(v) for v in matrix.values()},
+    )
 
 
 @pytest.mark.spec("S05.rule.initializer-positions")

@@ -187,6 +187,15 @@ def test_parameter_identity_example(engine: Engine) -> None:
     assert model.layers[0].weight.rows[2][1] is names[example["name"]].value
 
 
+@pytest.mark.spec("S07.rule.seal-order")
+def test_seal_order_example(engine: Engine) -> None:
+    """2 -> 2 -> 1 with bias: fc1's four weights row-major, its two biases, then fc2's weights and bias."""
+    require(engine, "linear")
+    example = only_example("S07.rule.seal-order")
+    model = ModelPlan.mlp(example["widths"], example["use_bias"]).materialize()
+    assert example["names"] == [ref.name for ref in model.seal.refs]
+
+
 @pytest.mark.spec("S07.rule.forward-contract")
 def test_forward_contract_example(engine: Engine) -> None:
     """Input (2, 3): planned (2, 2), output (2, 2), and no parameter changed by the forward."""

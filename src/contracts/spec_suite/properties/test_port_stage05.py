@@ -63,13 +63,14 @@ STRATEGY = {
     "S05.fail.token-id": s.tokens_with_bad_id(),
     "S05.fail.token-type": s.tokens_with_a_bool(),
     "S05.fail.sequence-length": s.tokens_too_long(),
+    "S05.fail.sequence-empty": s.tokens_empty(),
 }
 
 
 @pytest.mark.parametrize("spec_row", params(row(row_id) for row_id in STRATEGY))
 @given(data=st.data())
 def test_port_embedding_refuses_bad_tokens(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
-    """An id outside [0, V) (negative too), a bool id or T > C (or 0) is refused with the spec's
+    """An id outside [0, V) (negative too), a bool id, T > C or T = 0 is refused with the spec's
     exception family, through the adapter's declared mapping of the engine's exception types."""
     require(engine, "module.embedding", spec_row.id)
     case = data.draw(STRATEGY[spec_row.id])

@@ -139,27 +139,37 @@ def test_number_operand_is_a_constant(engine: Engine, spec_row: SpecRow, data: s
         assert_engine_gives(grads[variable], leaf.grad, rel=1e-12, abs=1e-12)
 
 
+def counted_expression(kind: type[Value], a: float, b: float, depth: int) -> tuple[Value, Value, Value]:
+    """x, y and (((x * y) + x).relu() * y - x / 2) repeated depth times: 1 + 5 * depth operation nodes."""
+    x, y = kind(a), kind(b)
+    out = x * y
+    for _ in range(depth):
+        out = (out + x).relu() * y - x / 2.0
+    return x, y, out
+
+
 @reference_only(OWN_TYPES)
 @pytest.mark.spec("S03.rule.counting-transparent")
 @given(a=s.small_floats, b=s.small_floats, depth=st.integers(1, 6))
-def test_counting_value_computes_like_value(engine: Engine, a: float, b: float, depth: int) -> None:
-    """The same expression over CountingValue and Value leaves: same data and grads; count == nodes."""
+def test_counting_value_counts_every_operation_node(engine: Engine, a: float, b: float, depth: int) -> None:
+    """The counter reads the operation nodes built (1 + 5 per round), as many as walking parents finds."""
     require(engine, "scalar.value-api", "S03.rule.counting-transparent")
-
-    def build(kind: type[Value]) -> tuple[Value, Value, Value]:
-        x, y = kind(a), kind(b)
-        out = x * y
-        for _ in range(depth):
-            out = (out + x).relu() * y - x / 2.0
-        return x, y, out
-
-    plain = build(Value)
     counter = CountingValue.reset()
-    counted = build(CountingValue)
+    _, _, out = counted_expression(CountingValue, a, b, depth)
+    assert 1 + 5 * depth == counter.operations == count_operation_nodes(out)
+
+
+@reference_only(OWN_TYPES)
+@pytest.mark.spec("S03.rule.counting-values")
+@given(a=s.small_floats, b=s.small_floats, depth=st.integers(1, 6))
+def test_counting_value_computes_like_value(engine: Engine, a: float, b: float, depth: int) -> None:
+    """The same expression over CountingValue and Value leaves gives the same data and gradients."""
+    require(engine, "scalar.value-api", "S03.rule.counting-values")
+    plain = counted_expression(Value, a, b, depth)
+    counted = counted_expression(CountingValue, a, b, depth)
     for result in (plain, counted):
         result[2].backward()
     assert [(v.data, v.grad) for v in plain] == [(v.data, v.grad) for v in counted]
-    assert count_operation_nodes(counted[2]) == counter.operations == 1 + 5 * depth
 
 
 @pytest.mark.spec("S03.rule.deep-graph")

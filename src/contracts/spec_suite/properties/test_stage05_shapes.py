@@ -110,13 +110,15 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S05.fail.token-id": s.tokens_with_bad_id(),
     "S05.fail.parameter-budget": s.over_parameter_budget(),
     "S05.fail.graph-budget": s.sized_op().map(lambda case: {**case, "budget": 0}),
-    "S05.fail.element-type": s.with_bad_element(s.not_a_real),
+    "S05.fail.element-type": s.with_bad_element(s.not_a_number),
+    "S05.fail.element-bool": s.with_bad_element(st.booleans()),
     "S05.fail.element-nonfinite": s.with_bad_element(s.non_finite_element),
     "S05.fail.element-range": s.with_bad_element(s.int_beyond_float_range),
     "S05.fail.value-type": s.not_a_value_type,
     "S05.fail.empty-dimension": s.empty_shapes(),
     "S05.fail.token-type": s.tokens_with_bad_type(),
     "S05.fail.sequence-length": s.tokens_too_long(),
+    "S05.fail.sequence-empty": s.tokens_empty(),
     "S05.fail.config-type": s.bad_config(s.not_an_exact_int),
     "S05.fail.config-range": s.bad_config(st.integers(-5, 0)),
     "S05.fail.budget-type": s.budgeted_op().flatmap(
@@ -205,27 +207,34 @@ def test_vector_add_and_dot_values(engine: Engine, data: st.DataObject) -> None:
     )
 
 
-def assert_stored(given_elements: list[Any], stored: tuple[Value, ...]) -> None:
-    for given_element, kept in zip(given_elements, stored):
-        if isinstance(given_element, Value):
-            assert given_element is kept
-        else:
-            assert (CountingValue, float(given_element)) == (type(kept), kept.data)
-
-
 @pytest.mark.spec("S05.rule.value-identity")
 @given(data=st.data())
 def test_value_elements_keep_identity(engine: Engine, data: st.DataObject) -> None:
-    """A Value element is stored itself (aliases stay visible); a number becomes a new Value."""
+    """A Value element is stored itself, a shared one at every position it was given (aliases stay
+    visible to a seal), in a Matrix and in a Vector."""
     require(engine, "shapes")
     m, k = data.draw(s.small_dim), data.draw(s.small_dim)
     shared = Value(data.draw(s.finite_floats))
     mask = data.draw(st.lists(st.lists(st.booleans(), min_size=k, max_size=k), min_size=m, max_size=m))
     numbers = data.draw(s.matrix_rows(m, k))
-    rows = [[shared if use else x for use, x in zip(flags, row)] for flags, row in zip(mask, numbers)]
-    for given_row, stored_row in zip(rows, Matrix(rows, CountingValue).rows):
-        assert_stored(given_row, stored_row)
-    assert_stored(rows[0], Vector(rows[0], CountingValue).values)
+    rows = [[shared if use else Value(x) for use, x in zip(flags, row)] for flags, row in zip(mask, numbers)]
+    stored = [list(r) for r in Matrix(rows, CountingValue).rows]
+    assert [list(map(id, r)) for r in rows] == [list(map(id, r)) for r in stored]
+    assert list(map(id, rows[0])) == list(map(id, Vector(rows[0], CountingValue).values))
+
+
+@pytest.mark.spec("S05.rule.number-element")
+@given(data=st.data())
+def test_number_elements_become_new_values(engine: Engine, data: st.DataObject) -> None:
+    """Every number element becomes its own new Value of the value_type holding float(x), ints too."""
+    require(engine, "shapes")
+    m, k = data.draw(s.small_dim), data.draw(s.small_dim)
+    number = st.one_of(s.finite_floats, st.integers(-1000, 1000))
+    rows = data.draw(st.lists(st.lists(number, min_size=k, max_size=k), min_size=m, max_size=m))
+    for stored in (tuple(Matrix(rows, CountingValue).values()), Vector(rows[0], CountingValue).values):
+        given = [x for r in rows for x in r][: len(stored)]
+        assert [(CountingValue, float(x)) for x in given] == [(type(v), v.data) for v in stored]
+        assert len(stored) == len({id(v) for v in stored})
 
 
 @pytest.mark.spec("S05.rule.initializer-positions")
@@ -299,7 +308,9 @@ def element_refusal(bad: object) -> type[Exception]:
     return ValueError if isinstance(bad, float) else TypeError
 
 
-@pytest.mark.spec("S05.fail.element-type", "S05.fail.element-nonfinite", "S05.order.matrix")
+@pytest.mark.spec(
+    "S05.fail.element-type", "S05.fail.element-bool", "S05.fail.element-nonfinite", "S05.order.matrix"
+)
 @given(case=s.two_bad_elements())
 def test_the_first_bad_element_in_row_major_order_is_the_one_named(
     engine: Engine, case: dict[str, Any]

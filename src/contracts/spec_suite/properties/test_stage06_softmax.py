@@ -3,6 +3,7 @@ the tie rule, the x − max path, and refusals before any node."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import array_api_strict
@@ -178,12 +179,28 @@ def test_targets_changed_after_the_forward_change_nothing(
 
 
 @pytest.mark.spec("S06.rule.shift-path")
+@given(data=st.data())
+def test_softmax_of_huge_logits_is_the_shifted_expression(engine: Engine, data: st.DataObject) -> None:
+    """Logits up to ±1e300 (exp(x) overflows from 710): softmax and its VJP are finite and equal the spec's
+    expressions, which divide exp(x − max) by its sum."""
+    require(engine, "tensor.softmax", "S06.rule.shift-path")
+    require_float64(engine, "logits up to ±1e300 are beyond a coarser dtype's range")
+    inputs, upstream, kwargs = draw_case(data, GRADIENT_OF["softmax"])
+    inputs = [data.draw(s.float_arrays(inputs[0].shape, st.floats(-1e300, 1e300)))]
+    expected_value, (expected_grad,) = spec_vjp_with(GRADIENT_OF["softmax"], inputs, upstream, kwargs)
+    value, (grad,) = engine.tensor_vjp_with("softmax", inputs, upstream, kwargs)
+    assert (True, True) == (bool(np.all(np.isfinite(value))), bool(np.all(np.isfinite(grad))))
+    assert_engine_gives(expected_value, value, **tolerance(engine, "value"))
+    assert_engine_gives(expected_grad, grad, **tolerance(engine, "gradient"))
+
+
+@pytest.mark.spec("S06.rule.log1p-path")
 @pytest.mark.parametrize("op", ["logsumexp", "softmax", "log_softmax", "cross_entropy"])
 @given(data=st.data())
 def test_huge_logits_give_finite_values_and_gradients(engine: Engine, op: str, data: st.DataObject) -> None:
     """Logits up to ±1e300 (exp(x) overflows from 710): every value and gradient is finite, softmax sums
     to 1 and lies in [0, 1], and log_softmax <= 0."""
-    require(engine, f"tensor.{op}", "S06.rule.shift-path")
+    require(engine, f"tensor.{op}", "S06.rule.log1p-path")
     require_float64(engine, "logits up to ±1e300 are beyond a coarser dtype's range")
     huge = st.floats(-1e300, 1e300)
     inputs, upstream, kwargs = draw_case(data, GRADIENT_OF[op])
@@ -196,6 +213,34 @@ def test_huge_logits_give_finite_values_and_gradients(engine: Engine, op: str, d
         assert (True, True) == (bool(np.all(value >= 0)), bool(np.all(value <= 1)))
     if op == "log_softmax":
         assert bool(np.all(value <= 0))
+
+
+def log1p_of_tail(tail: list[float]) -> float:
+    """log1p of the tail's exp sum, summed exactly: the log family's term beside the maximum 0."""
+    return math.log1p(math.fsum(math.exp(z) for z in tail))
+
+
+# what each op gives on [0, *tail] (target 0): logsumexp, log_softmax's first element, cross_entropy
+TAIL_VALUE = {
+    "logsumexp": lambda value: float(value),
+    "log_softmax": lambda value: -float(value[0]),
+    "cross_entropy": lambda value: float(value),
+}
+
+
+@pytest.mark.spec("S06.rule.log1p-path")
+@pytest.mark.parametrize("op", sorted(TAIL_VALUE))
+@given(tail=st.lists(st.floats(-700, -37), min_size=1, max_size=5))
+def test_a_tail_below_epsilon_is_kept(engine: Engine, op: str, tail: list[float]) -> None:
+    """Logits [0, z...] with every exp(z) below ε64: the log family gives log1p(Σ exp(z)) to 1e-12, not the
+    0 that log(1 + Σ exp(z)) rounds to."""
+    require(engine, f"tensor.{op}", "S06.rule.log1p-path")
+    require_float64(engine, "a tail below eps64 is below a coarser dtype's resolution")
+    x = np.asarray([0.0, *tail])
+    kwargs: dict[str, Any] = {"targets": np.asarray(0)} if op == "cross_entropy" else {"axis": 0}
+    upstream = None if op != "log_softmax" else np.zeros(x.shape)
+    value, _ = engine.tensor_vjp_with(op, [x], upstream, kwargs)
+    assert log1p_of_tail(tail) == pytest.approx(TAIL_VALUE[op](value), rel=1e-12, abs=0.0)
 
 
 FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {

@@ -48,7 +48,7 @@ def weights(rows: int, cols: int, start: float = 0.5) -> Matrix:
 # ---------------------------------------------------------------- InitSpec
 
 
-@pytest.mark.spec("S07.fail.invalid-plan", "S07.fail.plan-type")
+@pytest.mark.spec("S07.fail.invalid-plan", "S07.fail.init-spec", "S07.fail.plan-type")
 @pytest.mark.parametrize(
     ("kwargs", "error", "message"),
     [

@@ -24,6 +24,7 @@ pytestmark = reference_only(OWN_TYPES)
 
 FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S07.fail.invalid-plan": s.invalid_plan_values(),
+    "S07.fail.init-spec": s.invalid_init_choices(),
     "S07.fail.plan-type": s.plan_type_values(),
     "S07.fail.width-mismatch": s.width_mismatch(),
     "S07.fail.parameter-budget": s.over_model_parameters(),
@@ -74,12 +75,12 @@ FIELD_LABEL = {
 }
 
 
-@pytest.mark.spec("S07.fail.invalid-plan", "S07.fail.plan-type")
+@pytest.mark.spec("S07.fail.invalid-plan", "S07.fail.init-spec", "S07.fail.plan-type")
 @given(data=st.data())
 def test_a_plan_error_names_the_broken_field(engine: Engine, data: st.DataObject) -> None:
     """The message names the one argument the drawn case broke, and where (LinearPlan or InitSpec)."""
     require(engine, "linear")
-    case = data.draw(st.one_of(s.invalid_plan_values(), s.plan_type_values()))
+    case = data.draw(st.one_of(s.invalid_plan_values(), s.invalid_init_choices(), s.plan_type_values()))
     (field,) = case
     with pytest.raises((TypeError, ValueError)) as raised:
         ATTEMPTS["S07.fail.plan-type"](case).action()
@@ -178,7 +179,7 @@ ARGUMENT_ORDER = [
 ]
 
 
-@pytest.mark.spec("S07.fail.invalid-plan", "S07.fail.plan-type")
+@pytest.mark.spec("S07.fail.invalid-plan", "S07.fail.init-spec", "S07.fail.plan-type")
 @pytest.mark.parametrize(("both", "named", "later_alone"), ARGUMENT_ORDER)
 def test_the_earlier_invalid_argument_is_named(
     both: Callable[[], object], named: str, later_alone: Callable[[], object]

@@ -18,7 +18,7 @@ from contracts import CountingValue, Matrix, Value, Vector
 from contracts.core.errors import ParameterIdentityError, ResourceBudgetError
 from contracts.core.init import InitSpec
 from contracts.core.linear import LinearPlan
-from contracts.core.model import ModelPlan
+from contracts.core.model import MLP, ModelPlan
 from contracts.engines import Engine
 from contracts.spec import SpecRow, evaluate
 from contracts.spec_suite import strategies as s
@@ -296,24 +296,51 @@ def test_layers_fed_through_relu_get_the_he_role(
 NAME = re.compile(r"^mlp\.fc(\d+)\.(weight\[(\d+),(\d+)\]|bias\[(\d+)\])$")
 
 
-@pytest.mark.spec("S07.rule.parameter-identity")
-@given(case=s.mlp_case())
-def test_every_parameter_has_a_unique_name_and_its_own_value(engine: Engine, case: dict[str, Any]) -> None:
-    """Names are mlp.<layer>.weight[o,i] (row-major) then .bias[o], unique; every Value distinct."""
-    require(engine, "linear")
-    widths = case["widths"]
-    model = counted_model(case)
-    expected = [
+def expected_names(widths: list[int], use_bias: bool) -> list[str]:
+    """mlp.fcK.weight[o,i] row-major, then mlp.fcK.bias[o], layer after layer."""
+    return [
         name
         for k, (c_in, c_out) in enumerate(itertools.pairwise(widths))
         for name in [f"mlp.fc{k + 1}.weight[{o},{i}]" for o in range(c_out) for i in range(c_in)]
-        + ([f"mlp.fc{k + 1}.bias[{o}]" for o in range(c_out)] if case["use_bias"] else [])
+        + ([f"mlp.fc{k + 1}.bias[{o}]" for o in range(c_out)] if use_bias else [])
     ]
-    names = [ref.name for ref in model.seal.refs]
+
+
+def stored_at(model: MLP, name: str) -> Value:
+    """The Value at the storage position a logical name names."""
+    match = NAME.match(name)
+    assert match is not None, name
+    layer = model.layers[int(match[1]) - 1]
+    if match[3] is not None:
+        return layer.weight.rows[int(match[3])][int(match[4])]
+    assert layer.bias is not None
+    return layer.bias.values[int(match[5])]
+
+
+@pytest.mark.spec("S07.rule.parameter-identity")
+@given(case=s.mlp_case())
+def test_every_parameter_has_a_unique_name_and_its_own_value(engine: Engine, case: dict[str, Any]) -> None:
+    """Names mlp.<layer>.weight[o,i] and .bias[o], unique, each holding the Value stored at that
+    position; every Value distinct."""
+    require(engine, "linear")
+    widths = case["widths"]
+    model = counted_model(case)
+    refs = model.seal.refs
     count = spec_model_parameters(widths, case["use_bias"])
-    assert expected == names
-    assert (count, count) == (len(set(names)), len({ref.identity() for ref in model.seal.refs}))
-    assert all(NAME.match(name) for name in names)
+    assert sorted(expected_names(widths, case["use_bias"])) == sorted(ref.name for ref in refs)
+    assert (count, count) == (len({ref.name for ref in refs}), len({ref.identity() for ref in refs}))
+    assert [True] * count == [stored_at(model, ref.name) is ref.value for ref in refs]
+
+
+@pytest.mark.spec("S07.rule.seal-order")
+@given(case=s.mlp_case())
+def test_the_seal_holds_layers_in_order_weights_row_major_then_bias(
+    engine: Engine, case: dict[str, Any]
+) -> None:
+    """The seal lists layer after layer, each weight row-major (o, then i), then that layer's bias."""
+    require(engine, "linear")
+    model = counted_model(case)
+    assert expected_names(case["widths"], case["use_bias"]) == [ref.name for ref in model.seal.refs]
 
 
 @pytest.mark.spec("S07.rule.bias-absent")
