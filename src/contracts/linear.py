@@ -8,6 +8,7 @@ plan and seals it: use_bias=False means no bias at all, not a zero placeholder.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contracts.checks import fail_type, positive_int, within_budget
@@ -15,7 +16,7 @@ from contracts.errors import ParameterIdentityError, ShapeError
 from contracts.forward import ForwardStep, ModelForwardPlan, Rows, guarded_forward
 from contracts.frozen import Frozen, set_fields
 from contracts.init import Initializer, InitSpec, checked_init_value
-from contracts.seal import ParameterRef, ParameterSeal
+from contracts.seal import DATA, ParameterRef, ParameterSeal
 from contracts.shapes import Matrix, Vector, checked_value_type, require_matrix, require_vector, trusted_dot
 from contracts.value import Value
 
@@ -292,6 +293,16 @@ class Linear(Frozen):
 
     def forward_plan(self, tokens: int) -> ModelForwardPlan:
         return ModelForwardPlan(tokens, (self.plan.forward_step(tokens),))
+
+    def output_bound(self, largest: float) -> float:
+        """C_in·(max|x|·max|W|) + max|b|: every product, partial sum and the bias add stay within it
+        (S07.rule.forward-bound)."""
+        weight: float = max(map(abs, map(DATA, self.weight.values())))
+        bias: float = 0.0 if self.bias is None else max(map(abs, map(DATA, self.bias.values)))
+        return self.plan.in_features * (largest * weight) + bias
+
+    def value_bounds(self, maxima: Sequence[float]) -> list[tuple[str, float]]:
+        return [(self.plan.name, self.output_bound(max(maxima)))]
 
     def execute(self, rows: Rows) -> Rows:
         """Trusted: the precondition proved the shapes, the seal and the budget."""
