@@ -23,7 +23,7 @@ ROLES = st.sampled_from(["standard", "relu"])
 def explicit(widths: list[int], roles: list[str]) -> list[LinearPlan]:
     return [
         LinearPlan(f"fc{k + 1}", a, b, init=InitSpec(role=role))
-        for k, (a, b, role) in enumerate(zip(widths, widths[1:], roles, strict=False))
+        for k, (a, b, role) in enumerate(zip(widths, widths[1:], roles, strict=False)  # noqa: RUF007 (three sequences))
     ]
 
 
@@ -42,7 +42,7 @@ def test_the_first_layer_role_is_the_callers_every_later_one_is_relu(
         plan = ModelPlan(explicit(widths, roles))
         assert roles == [layer.init.role for layer in plan.layers]
         return
-    with pytest.raises(ValueError) as refused:
+    with pytest.raises(ValueError, match="init role must be 'relu'") as refused:
         ModelPlan(explicit(widths, roles))
     expected = (
         f"ModelPlan: layer 'fc{misroled[0] + 1}' init role must be 'relu' (its input comes through a ReLU), "
