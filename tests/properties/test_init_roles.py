@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 import pytest
@@ -21,9 +22,10 @@ ROLES = st.sampled_from(["standard", "relu"])
 
 
 def explicit(widths: list[int], roles: list[str]) -> list[LinearPlan]:
+    pairs = itertools.pairwise(widths)
     return [
         LinearPlan(f"fc{k + 1}", a, b, init=InitSpec(role=role))
-        for k, (a, b, role) in enumerate(zip(widths, widths[1:], roles, strict=False)  # noqa: RUF007 (three sequences))
+        for k, ((a, b), role) in enumerate(zip(pairs, roles, strict=True))
     ]
 
 
