@@ -35,6 +35,16 @@ def scaled_rows(draw: st.DrawFn, rows: int, cols: int) -> list[list[float]]:
     return [[draw(unit) * scale for _ in range(cols)] for _ in range(rows)]
 
 
+def bias_row(draw: st.DrawFn, width: int) -> list[float]:
+    """A bias of a drawn scale, now and then with one entry near float64's max (the bias alone decides)."""
+    row = scaled_rows(draw, 1, width)[0]
+    if draw(st.integers(0, 7)) == 0:
+        row[draw(st.integers(0, width - 1))] = draw(st.floats(1e307, 1.7e308)) * draw(
+            st.sampled_from([1, -1])
+        )
+    return row
+
+
 @st.composite
 def bound_case(draw: st.DrawFn) -> dict[str, Any]:
     """An MLP, a Linear or a Block with inputs, weights, biases and gains of drawn magnitudes (one scale
@@ -55,7 +65,7 @@ def bound_case(draw: st.DrawFn) -> dict[str, Any]:
         "x": x,
         "eps": 10.0 ** draw(st.one_of(st.integers(-320, 0), st.integers(-320, -200))),
         "weights": {name: scaled_rows(draw, b, a) for name, (a, b) in zip(names, pairs, strict=True)},
-        "biases": {name: scaled_rows(draw, 1, b)[0] for name, (_, b) in zip(names, pairs, strict=True)},
+        "biases": {name: bias_row(draw, b) for name, (_, b) in zip(names, pairs, strict=True)},
         "gain": scaled_rows(draw, 1, widths[0])[0],
     }
 
