@@ -81,8 +81,8 @@ def test_init_results_example(engine: Engine, example: dict[str, Any]) -> None:
 @pytest.mark.parametrize("example", examples("S07.rule.forward-bound"))
 def test_forward_bound_example(engine: Engine, example: dict[str, Any]) -> None:
     """Per-step bounds 16 and 96; 32, 2√2, 8√2 and 4 + 8√2 for the block; 4e307 just under half of float64's
-    max; RMSNorm's bound set by a² + eps (1.64), by the power's value (1.25) and by its derivative (4): each
-    admitted, computing the example's output."""
+    max, and a bound equal to it; RMSNorm's bound set by a² + eps (1.64), by the power's value (1/√0.6, the
+    least of two rows' floors) and by its derivative (4): each admitted, computing the example's output."""
     require(engine, "linear")
     case = {"tokens": len(example["x"]), **example}
     module, _ = forward_module(case)
