@@ -115,7 +115,7 @@ class LinearPlan(Frozen):
         return [[initializer(tensor, o, i) for i in range(cols)] for o in range(rows)]
 
     def checked(self, raw: RawWeights, where: str) -> Weights:
-        """Every raw result a finite float, before any Value exists."""
+        """Every raw result a finite real, as a float (S07.rule.init-results), before any Value exists."""
         tensor = self.weight_tensor()
         return tuple(
             tuple(

@@ -1,11 +1,12 @@
 """ModelPlan and MLP (Stage 07): the whole model is planned before anything is allocated or run.
 
-ModelPlan follows the seed's order: every LinearPlan valid -> layer names and connecting widths ->
-the model's parameter count -> the global parameter budget -> raw initializer calls -> every result
-a finite float -> Values and Matrices -> the identity seal. A budget of P - 1 therefore calls the
-initializer zero times. plan_forward propagates shapes through Linear -> ReLU -> ... -> Linear
-without scalar work and prices the whole forward (G_linear per layer, G_ReLU = T·C_hidden) so the
-global graph budget is checked before the first multiplication.
+ModelPlan follows the seed's order: every LinearPlan valid -> layer names and connecting widths (and,
+decided, every layer after a ReLU of init role relu: S07.fail.init-role) -> the model's parameter
+count -> the global parameter budget -> raw initializer calls -> every result a finite real, as a
+float -> Values and Matrices -> the identity seal. A budget of P - 1 therefore calls the initializer
+zero times. plan_forward propagates shapes through Linear -> ReLU -> ... -> Linear without scalar
+work and prices the whole forward (G_linear per layer, G_ReLU = T·C_hidden) so the global graph
+budget is checked before the first multiplication.
 """
 
 from __future__ import annotations
