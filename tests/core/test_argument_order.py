@@ -16,6 +16,7 @@ import pytest
 from contracts import Matrix, Vector
 from contracts.core.block import Block, BlockPlan, RMSNormPlan
 from contracts.core.embedding import Embedding, EmbeddingPlan
+from contracts.core.init import InitSpec
 from contracts.core.linear import LinearPlan
 from contracts.core.model import MLP, ModelPlan
 
@@ -43,8 +44,14 @@ def block_of(**replaced: Any) -> Block:
     return Block(**{"plan": plan, "gain": gain(), "mlp": plan.mlp.materialize(), **replaced})
 
 
-def unconnected() -> list[LinearPlan]:
-    return [LinearPlan("fc1", 2, 3), LinearPlan("fc2", 4, 2)]
+def unconnected(role: str = "relu") -> list[LinearPlan]:
+    """fc1 2 -> 3 and fc2 4 -> 2 (widths that do not connect), fc2 of the given init role."""
+    return [LinearPlan("fc1", 2, 3), LinearPlan("fc2", 4, 2, init=InitSpec(role=role))]
+
+
+def misroled() -> list[LinearPlan]:
+    """fc1 2 -> 3 and fc2 3 -> 2 (connected), fc2 of role standard though a ReLU feeds it."""
+    return [LinearPlan("fc1", 2, 3), LinearPlan("fc2", 3, 2)]
 
 
 def embedding_plan() -> EmbeddingPlan:
@@ -113,6 +120,18 @@ PAIRS = [
         lambda: ModelPlan(unconnected()),
         lambda: ModelPlan(mlp_plan().layers, parameter_budget=cast(Any, "9")),
         id="model-plan-connections-budget",
+    ),
+    pytest.param(
+        lambda: ModelPlan(unconnected("standard")),
+        lambda: ModelPlan(unconnected()),
+        lambda: ModelPlan(misroled()),
+        id="model-plan-widths-roles",
+    ),
+    pytest.param(
+        lambda: ModelPlan(misroled(), parameter_budget=cast(Any, "9")),
+        lambda: ModelPlan(misroled()),
+        lambda: ModelPlan(mlp_plan().layers, parameter_budget=cast(Any, "9")),
+        id="model-plan-roles-budget",
     ),
     pytest.param(
         lambda: MLP(bad, [bad]),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import signal
 import threading
 import time
@@ -84,6 +85,6 @@ def test_the_backstop_says_why_and_ends_the_process_with_a_failing_code(
 ) -> None:
     """end_process prints its message on stderr, then ends the process at once with exit code 1."""
     ended: list[int] = []
-    monkeypatch.setattr(time_limits.os, "_exit", ended.append)
+    monkeypatch.setattr(os, "_exit", ended.append)
     time_limits.end_process("t.py::t: still running")
     assert (["t.py::t: still running"], [1]) == (capsys.readouterr().err.splitlines(), ended)

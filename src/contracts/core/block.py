@@ -12,6 +12,7 @@ replaced gain storage and a forward that changes a gain exactly as it does a wei
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,7 +23,7 @@ from contracts.core.frozen import Frozen, set_fields
 from contracts.core.init import Initializer, InitSpec
 from contracts.core.linear import checked_name, qualified
 from contracts.core.model import MLP, ModelPlan, ModelStorage, checked_widths
-from contracts.core.seal import ParameterRef, ParameterSeal
+from contracts.core.seal import DATA, ParameterRef, ParameterSeal
 from contracts.core.shapes import Matrix, Vector, checked_value_type
 from contracts.core.value import Value
 
@@ -262,6 +263,29 @@ class Block(Frozen):
 
     def forward_plan(self, tokens: int) -> ModelForwardPlan:
         return self.plan.plan_forward(tokens)
+
+    def value_bounds(self, maxima: Sequence[float]) -> list[tuple[str, float]]:
+        """RMSNorm's bound, the MLP's layers' from the norm's output, then the residual's."""
+        largest, output = self.norm_bounds(maxima)
+        inner = self.mlp.layer_bounds(output)
+        return [(self.plan.norm.name, largest), *inner, ("residual", max(maxima) + inner[-1][1])]
+
+    def norm_bounds(self, maxima: Sequence[float]) -> tuple[float, float]:
+        """(every value and local derivative RMSNorm creates, its output), from each row's max|x|.
+
+        Squares and their sums <= C·a², mean + eps <= a² + eps; s >= L_t = max(eps, m_t²/C) in row t, so
+        s^(-1/2) <= L^(-1/2) and its derivative ½·s^(-3/2) <= ½·L^(-3/2) (L the least L_t); |x·r| <=
+        m_t·L_t^(-1/2), times max|gain| after the gain (S07.rule.forward-bound).
+        """
+        width, eps = self.plan.norm.width, self.plan.norm.eps
+        gain = max(map(abs, map(DATA, self.gain.values)))
+        largest = max(maxima)
+        floors = [max(eps, m * m / width) for m in maxima]
+        inverse = 1.0 / math.sqrt(min(floors))  # a float product overflows to inf, ** would raise
+        scaled = max(m / math.sqrt(floor) for m, floor in zip(maxima, floors))
+        squares, derivative = width * (largest * largest), 0.5 * inverse * inverse * inverse
+        output = scaled * gain
+        return max(squares, largest * largest + eps, inverse, derivative, scaled, output), output
 
     def execute(self, rows: Rows) -> Rows:
         """Trusted: RMSNorm each row, the MLP, then x + f(x) element by element."""

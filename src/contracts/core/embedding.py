@@ -1,28 +1,30 @@
 """Token and position embeddings (Stage 05): the parameter cost is known before any allocation.
 
 EmbeddingPlan computes P = (V + C)D with integer arithmetic and refuses an unaffordable plan
-before the initializer is called once. Embedding binds weights to a plan and refuses a mismatch.
-forward checks the whole token sequence, then the TD graph budget, then runs a trusted loop.
+before the initializer is called once; materialize draws every position, then checks every result
+(Stage 07's order, S07.rule.init-results), then creates Values. Embedding binds weights to a plan and
+refuses a mismatch. forward checks the whole token sequence, then the TD graph budget, once, then
+runs a trusted loop that repeats none of those checks (S05.rule.forward-checks-once).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 from contracts.core.checks import (
     exact_int,
     fail_type,
     positive_int,
-    real_number,
     within_budget,
 )
 from contracts.core.errors import ShapeError
 from contracts.core.frozen import Frozen, set_fields
+from contracts.core.init import Initializer, checked_init_value
 from contracts.core.shapes import Matrix, checked_value_type, require_matrix
 from contracts.core.value import Value
 
-# (table name, row, column) -> initial value; called once per logical parameter.
-Initializer = Callable[[str, int, int], float]
+RawTable = list[list[object]]
+Table = tuple[tuple[float, ...], ...]
 
 
 class EmbeddingPlan(Frozen):
@@ -68,24 +70,35 @@ class EmbeddingPlan(Frozen):
         return tokens * self.width
 
     def materialize(self, initializer: Initializer, value_type: type[Value] = Value) -> Embedding:
-        """Call the initializer for every parameter, check every result, then create Values."""
+        """Call the initializer for every parameter (token table, then position table), then check every
+        result in call order, then create Values: a bad result leaves no Value, wherever it was drawn."""
         kind = checked_value_type(value_type, "EmbeddingPlan.materialize")
-        token = self._draw("token", self.token_shape(), initializer)
-        position = self._draw("position", self.position_shape(), initializer)
+        raw = [(table, self._draw(table, shape, initializer)) for table, shape in self.tables()]
+        token, position = (self._checked(table, drawn) for table, drawn in raw)
         return Embedding(
             self,
             Matrix.trusted(tuple(tuple(kind(x) for x in row) for row in token)),
             Matrix.trusted(tuple(tuple(kind(x) for x in row) for row in position)),
         )
 
+    def tables(self) -> tuple[tuple[str, tuple[int, int]], ...]:
+        """The tables in the order they are drawn: token (V, D), then position (C, D)."""
+        return (("token", self.token_shape()), ("position", self.position_shape()))
+
     @staticmethod
-    def _draw(table: str, shape: tuple[int, int], initializer: Initializer) -> list[list[float]]:
-        where = f"EmbeddingPlan.materialize({table})"
+    def _draw(table: str, shape: tuple[int, int], initializer: Initializer) -> RawTable:
+        """One initializer call per position, row by row; nothing is checked yet."""
         rows, cols = shape
-        return [
-            [real_number(initializer(table, r, c), where, f"initializer[{r},{c}]") for c in range(cols)]
-            for r in range(rows)
-        ]
+        return [[initializer(table, r, c) for c in range(cols)] for r in range(rows)]
+
+    @staticmethod
+    def _checked(table: str, raw: RawTable) -> Table:
+        """Every result a finite real, converted once to float (S07.rule.init-results)."""
+        where = f"EmbeddingPlan.materialize({table})"
+        return tuple(
+            tuple(checked_init_value(x, where, f"initializer[{r},{c}]") for c, x in enumerate(row))
+            for r, row in enumerate(raw)
+        )
 
 
 class Embedding(Frozen):

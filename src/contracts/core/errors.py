@@ -1,8 +1,11 @@
-"""The seeds' typed failures.
+"""The seeds' typed failures (S05.rule.exception-types).
 
-Stage 05 adds only two exception types and reuses Python's own where the meaning is already clear:
-TypeError (element type), ValueError (non-finite value, math domain), IndexError (token range).
-Stage 07 adds ParameterIdentityError.
+Stage 05 adds only two exception types to its failures and reuses Python's own where the meaning is
+already clear: TypeError (element type), ValueError (non-finite value, math domain), IndexError
+(token range). Stage 07 adds ParameterIdentityError. One more type is ours, not the seeds': a
+validated object refuses assignment and deletion (S05.rule.frozen) with FrozenError, a subclass of
+Python's AttributeError (its own type for an attribute that cannot be set), so `except
+AttributeError` catches it; no failure row raises it. ContractError is the base of all four.
 """
 
 from __future__ import annotations

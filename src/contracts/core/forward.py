@@ -1,7 +1,9 @@
 """The guarded forward (Stage 07): precondition, execution, postcondition.
 
 precondition  = input relation, parameter seal rebuilt from current storage, finite parameters,
-                the whole model's graph budget (ModelForwardPlan, computed without scalar work)
+                finite input data, the whole model's graph budget (ModelForwardPlan, computed without
+                scalar work), then a bound on every value each step creates, from the largest
+                magnitudes, proving that no operation can overflow (S07.rule.forward-bound)
 execution     = the activation graph, built by a trusted loop over sealed parameters
 postcondition = output shape == planned shape; parameter storage, data and grad unchanged
 
@@ -11,17 +13,23 @@ executor cannot leave the optimizer's state contaminated.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Sequence
 from dataclasses import dataclass
+from math import isfinite
 from typing import Protocol
 
-from contracts.core.checks import within_budget
+from contracts.core.checks import real_number, within_budget
 from contracts.core.errors import ParameterIdentityError, ShapeError
 from contracts.core.frozen import refuse_assignment, refuse_deletion
-from contracts.core.seal import VALUE, ParameterRef, ParameterState, check_finite
+from contracts.core.seal import DATA, VALUE, ParameterRef, ParameterState, check_finite
 from contracts.core.shapes import Matrix, require_matrix
 from contracts.core.value import Value
 
 Rows = tuple[tuple[Value, ...], ...]
+# The largest bound a step's values may have: float64's max / 2, the factor 2 a margin for rounding
+# (S07.rule.forward-bound's note derives it).
+VALUE_LIMIT = sys.float_info.max / 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,6 +83,8 @@ class Guarded(Protocol):
 
     def forward_plan(self, tokens: int) -> ModelForwardPlan: ...
 
+    def value_bounds(self, maxima: Sequence[float]) -> list[tuple[str, float]]: ...
+
     def execute(self, rows: Rows) -> Rows: ...
 
     def storage(self) -> object: ...
@@ -93,7 +103,8 @@ def guarded_forward(module: Guarded, x: Matrix, budget: int | None, where: str) 
 def precondition(
     module: Guarded, x: object, budget: int | None, where: str
 ) -> tuple[ModelForwardPlan, ParameterState, object]:
-    """Input relation, seal from current storage, finite parameters, whole-model budget."""
+    """Input relation, seal from current storage, finite parameters and input data, whole-model budget,
+    then every step's value bound."""
     require_matrix(x, where)
     assert isinstance(x, Matrix)
     tokens, width = x.shape_tuple()
@@ -105,9 +116,33 @@ def precondition(
         )
     refs = module.verify_seal(where)
     check_finite(refs, where)
+    maxima = input_maxima(x.rows, where)
     plan = module.forward_plan(tokens)
     within_budget(plan.total_graph_nodes(), budget, where, "graph nodes")
+    check_bounds(module.value_bounds(maxima), where)
     return plan, ParameterState.of(tuple(map(VALUE, refs))), module.storage()
+
+
+def input_maxima(rows: Rows, where: str) -> list[float]:
+    """Each input row's largest |x|, every datum a finite real first (a Value's data is a writable
+    cell: the Matrix checked it when it was built, not since). Fast path: every datum a finite float."""
+    maxima = []
+    for t, row in enumerate(rows):
+        data = tuple(map(DATA, row))
+        if not (set(map(type, data)) == {float} and all(map(isfinite, data))):
+            data = tuple(real_number(datum, where, f"input x[{t}][{i}]") for i, datum in enumerate(data))
+        maxima.append(max(map(abs, data)))
+    return maxima
+
+
+def check_bounds(bounds: Sequence[tuple[str, float]], where: str) -> None:
+    """Refuse the forward at the first step whose values may exceed VALUE_LIMIT: no node exists yet."""
+    for step, bound in bounds:
+        if not bound <= VALUE_LIMIT:
+            raise OverflowError(
+                f"{where}: values of step {step!r} may reach {bound!r}, must be <= {VALUE_LIMIT!r} (half "
+                "of float64's max) to be proven finite before the first node; no node is created"
+            )
 
 
 def postcondition(

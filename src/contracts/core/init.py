@@ -101,9 +101,7 @@ class InitSpec(Frozen):
 
 
 def checked_init_value(raw: object, where: str, what: str) -> float:
-    """An initializer result must be a finite float (an int, bool, str or nan never becomes a Value)."""
-    if not isinstance(raw, float):
-        raise TypeError(f"{where}: {what} must be a float, got {raw!r} ({type(raw).__name__})")
-    if not math.isfinite(raw):
-        raise ValueError(f"{where}: {what} must be finite, got {raw!r}")
-    return float(raw)
+    """An initializer result as a finite float (S07.rule.init-results): a real number, bool rejected,
+    converted once, so an int 1 becomes 1.0; a str, bool, None, nan or an int beyond float64 never
+    becomes a Value."""
+    return real_number(raw, where, what)

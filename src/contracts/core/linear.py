@@ -8,6 +8,7 @@ plan and seals it: use_bias=False means no bias at all, not a zero placeholder.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from contracts.core.checks import fail_type, positive_int, within_budget
@@ -15,7 +16,7 @@ from contracts.core.errors import ParameterIdentityError, ShapeError
 from contracts.core.forward import ForwardStep, ModelForwardPlan, Rows, guarded_forward
 from contracts.core.frozen import Frozen, set_fields
 from contracts.core.init import Initializer, InitSpec, checked_init_value
-from contracts.core.seal import ParameterRef, ParameterSeal
+from contracts.core.seal import DATA, ParameterRef, ParameterSeal
 from contracts.core.shapes import (
     Matrix,
     Vector,
@@ -121,7 +122,7 @@ class LinearPlan(Frozen):
         return [[initializer(tensor, o, i) for i in range(cols)] for o in range(rows)]
 
     def checked(self, raw: RawWeights, where: str) -> Weights:
-        """Every raw result a finite float, before any Value exists."""
+        """Every raw result a finite real, as a float (S07.rule.init-results), before any Value exists."""
         tensor = self.weight_tensor()
         return tuple(
             tuple(
@@ -299,6 +300,16 @@ class Linear(Frozen):
 
     def forward_plan(self, tokens: int) -> ModelForwardPlan:
         return ModelForwardPlan(tokens, (self.plan.forward_step(tokens),))
+
+    def output_bound(self, largest: float) -> float:
+        """C_in·(max|x|·max|W|) + max|b|: every product, partial sum and the bias add stay within it
+        (S07.rule.forward-bound)."""
+        weight: float = max(map(abs, map(DATA, self.weight.values())))
+        bias: float = 0.0 if self.bias is None else max(map(abs, map(DATA, self.bias.values)))
+        return self.plan.in_features * (largest * weight) + bias
+
+    def value_bounds(self, maxima: Sequence[float]) -> list[tuple[str, float]]:
+        return [(self.plan.name, self.output_bound(max(maxima)))]
 
     def execute(self, rows: Rows) -> Rows:
         """Trusted: the precondition proved the shapes, the seal and the budget."""

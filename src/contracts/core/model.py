@@ -1,11 +1,12 @@
 """ModelPlan and MLP (Stage 07): the whole model is planned before anything is allocated or run.
 
-ModelPlan follows the seed's order: every LinearPlan valid -> layer names and connecting widths ->
-the model's parameter count -> the global parameter budget -> raw initializer calls -> every result
-a finite float -> Values and Matrices -> the identity seal. A budget of P - 1 therefore calls the
-initializer zero times. plan_forward propagates shapes through Linear -> ReLU -> ... -> Linear
-without scalar work and prices the whole forward (G_linear per layer, G_ReLU = T·C_hidden) so the
-global graph budget is checked before the first multiplication.
+ModelPlan follows the seed's order: every LinearPlan valid -> layer names and connecting widths (and,
+decided, every layer after a ReLU of init role relu: S07.fail.init-role) -> the model's parameter
+count -> the global parameter budget -> raw initializer calls -> every result a finite real, as a
+float -> Values and Matrices -> the identity seal. A budget of P - 1 therefore calls the initializer
+zero times. plan_forward propagates shapes through Linear -> ReLU -> ... -> Linear without scalar
+work and prices the whole forward (G_linear per layer, G_ReLU = T·C_hidden) so the global graph
+budget is checked before the first multiplication.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ class ModelPlan(Frozen):
         self.parameter_budget: int | None
         set_fields(self, name=checked_name(name, where, "name"), layers=checked_layers(layers, where))
         check_connections(self.layers, where)
+        check_roles(self.layers, where)
         set_fields(self, parameter_budget=budget_limit(parameter_budget, where))
         within_budget(self.parameter_count(), parameter_budget, where, "parameters")
 
@@ -171,6 +173,16 @@ def check_connections(layers: tuple[LinearPlan, ...], where: str) -> None:
             )
 
 
+def check_roles(layers: tuple[LinearPlan, ...], where: str) -> None:
+    """Step 2, last: every layer but the first reads its input through a ReLU, so its init role is relu."""
+    for plan in layers[1:]:
+        if plan.init.role != "relu":
+            raise ValueError(
+                f"{where}: layer {plan.name!r} init role must be 'relu' (its input comes through a ReLU), "
+                f"got {plan.init.role!r}"
+            )
+
+
 @dataclass(frozen=True, slots=True)
 class ModelStorage:
     layers: tuple[Linear, ...]
@@ -275,6 +287,17 @@ class MLP(Frozen):
 
     def forward_plan(self, tokens: int) -> ModelForwardPlan:
         return self.plan.plan_forward(tokens)
+
+    def layer_bounds(self, largest: float) -> list[tuple[str, float]]:
+        """Each layer's bound on its values from the largest |input| (a ReLU never grows a magnitude)."""
+        bounds = []
+        for layer in self.layers:
+            largest = layer.output_bound(largest)
+            bounds.append((layer.plan.name, largest))
+        return bounds
+
+    def value_bounds(self, maxima: Sequence[float]) -> list[tuple[str, float]]:
+        return self.layer_bounds(max(maxima))
 
     def execute(self, rows: Rows) -> Rows:
         """Trusted: Linear, ReLU, ..., Linear over sealed storage; no check is repeated here."""

@@ -466,9 +466,6 @@ def bad_init_result(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[str, A
     return {**case, "bad_value": draw(bad), "position": position}
 
 
-not_a_float = st.sampled_from([True, False, 1, 0, "1", None, np.float32(0.5), [0.5]])
-
-
 @st.composite
 def duplicate_names(draw: st.DrawFn) -> dict[str, Any]:
     """Layer names with a repeat (refused by ModelPlan), or a sealed layer renamed to another's."""

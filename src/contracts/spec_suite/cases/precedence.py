@@ -20,14 +20,17 @@ from hypothesis import strategies as st
 
 from contracts import CountingValue, EmbeddingPlan, Matrix, Vector
 from contracts.core.block import BlockPlan
+from contracts.core.init import InitSpec
 from contracts.core.linear import Linear, LinearPlan
 from contracts.spec import SpecRow
+from contracts.spec_suite import forward_bound_strategies as fb
 from contracts.spec_suite import strategies as s
 from contracts.spec_suite.cases.stage05 import NOT_VALUE_TYPES, counted_embedding
 from contracts.spec_suite.cases.stage07 import (
     counted_model,
     input_matrix,
     parameters_of,
+    roles_of,
     spec_model_cost,
     spec_value,
 )
@@ -213,8 +216,13 @@ def model_plan_build(case: Case) -> Built:
 
     initializer = initializer_with(case)
 
+    roles = roles_of(case, len(case["layers"]))
+
     def action() -> object:
-        plans = [LinearPlan(name, a, b) for name, (a, b) in zip(case["names"], case["layers"], strict=True)]
+        plans = [
+            LinearPlan(name, a, b, False, InitSpec(role=role))
+            for name, (a, b), role in zip(case["names"], case["layers"], roles, strict=True)
+        ]
         return ModelPlan(plans, parameter_budget=case.get("budget")).materialize(
             initializer, value_type(case)
         )
@@ -247,12 +255,31 @@ def replace_weight(layer: Linear) -> None:
     layer.weight = Matrix.trusted(tuple(tuple(CountingValue(v.data) for v in r) for r in layer.weight.rows))
 
 
+HUGE = 1e200  # x·w = 1e400 and x² = 1e400: every forward's bound overflows (S07.fail.forward-overflow)
+
+
+def forward_x(case: Case) -> Any:
+    """x as the case gives it, else a (T, width) input: 1e200 everywhere where `huge`, one element's data
+    assigned where `input_data` says (after the Matrix checked it)."""
+    if "x" in case:
+        return case["x"]
+    tokens, width = case["tokens"], case.get("x_width", case["widths"][0])
+    x = Matrix([[HUGE] * width] * tokens, CountingValue) if case.get("huge") else input_matrix(tokens, width)
+    if "input_data" in case:
+        t, i, bad = case["input_data"]
+        x.rows[t % tokens][i % width].data = bad
+    return x
+
+
 def forward_build(case: Case) -> Built:
     """A sealed MLP, then (between forwards) storage replaced, an alias, a non-finite parameter, a layer
     renamed, a layer given another's name."""
     model = counted_model(case, CountingInitializer())  # constant 0.5 weights: cheap, values do not matter
     sealed = parameters_of(model)
     layers = model.layers
+    if case.get("huge"):
+        for value in layers[0].weight.values():
+            value.data = HUGE
     if "replace" in case:
         replace_weight(layers[case["replace"]])
     if "alias" in case:
@@ -274,9 +301,7 @@ def forward_build(case: Case) -> Built:
     if "duplicate" in case:
         source, target = case["duplicate"]
         layers[source].name = layers[target].name
-    x: Any = (
-        case["x"] if "x" in case else input_matrix(case["tokens"], case.get("x_width", case["widths"][0]))
-    )
+    x = forward_x(case)
     current = [v for layer in layers for v in layer.weight.values()]
     return Built(
         Attempt(
@@ -309,7 +334,7 @@ def block_forward_build(case: Case) -> Built:
         replace_weight(block.mlp.layers[case["mlp_replace"]])
     if "replace" in case:
         replace_gain(block, case["replace"])
-    x = input_matrix(case["tokens"], case["widths"][0])
+    x = forward_x(case)
     return Built(
         Attempt(lambda: block.forward(x, case.get("budget")), parameters=sealed, offending=named(case))
     )
@@ -446,12 +471,13 @@ ENTRIES: dict[str, Entry] = {
             "S07.fail.invalid-plan": s.inject_layer_feature,
             "S07.fail.duplicate-name": s.inject_duplicate_name,
             "S07.fail.width-mismatch": s.inject_width_mismatch,
+            "S07.fail.init-role": fb.inject_role,
             "S07.fail.parameter-budget": lambda case: s.inject_over_budget(
                 case, model_parameters(case["layers"])
             ),
             "S05.fail.value-type": s.inject_value_type,
             "S07.fail.init-type": lambda case: s.inject_init_result(
-                case, model_parameters(case["layers"]), s.not_a_float
+                case, model_parameters(case["layers"]), s.not_a_real
             ),
             "S07.fail.init-non-finite": lambda case: s.inject_init_result(
                 case, model_parameters(case["layers"]), s.non_finite_float
@@ -466,7 +492,7 @@ ENTRIES: dict[str, Entry] = {
             "S07.fail.parameter-budget": lambda case: s.inject_over_budget(case, linear_parameters(case)),
             "S05.fail.value-type": s.inject_value_type,
             "S07.fail.init-type": lambda case: s.inject_init_result(
-                case, case["in"] * case["out"], s.not_a_float
+                case, case["in"] * case["out"], s.not_a_real
             ),
             "S07.fail.init-non-finite": lambda case: s.inject_init_result(
                 case, case["in"] * case["out"], s.non_finite_float
@@ -486,7 +512,10 @@ ENTRIES: dict[str, Entry] = {
             "S07.fail.parameter-renamed": s.inject_rename,
             "S07.fail.parameter-non-finite": lambda case: s.inject_parameter_data(case, s.non_finite_float),
             "S07.fail.parameter-type": lambda case: s.inject_parameter_data(case, s.not_a_real),
+            "S07.fail.input-non-finite": lambda case: fb.inject_input_data(case, "non-finite"),
+            "S07.fail.input-data-type": lambda case: fb.inject_input_data(case, "type"),
             "S07.fail.graph-budget": lambda case: s.inject_over_budget(case, forward_cost(case)),
+            "S07.fail.forward-overflow": fb.inject_huge,
         },
         forward_build,
     ),
@@ -508,9 +537,12 @@ ENTRIES: dict[str, Entry] = {
         {
             "S07.fail.storage-replaced": s.inject_block_layer_swap,
             "S08.fail.gain-replaced": s.inject_gain_swap,
+            "S07.fail.input-non-finite": lambda case: fb.inject_input_data(case, "non-finite"),
+            "S07.fail.input-data-type": lambda case: fb.inject_input_data(case, "type"),
             "S08.fail.block-graph-budget": lambda case: s.inject_over_budget(
                 case, spec_block_cost(case["widths"], case["tokens"], False)
             ),
+            "S07.fail.forward-overflow": fb.inject_huge,
         },
         block_forward_build,
     ),

@@ -197,15 +197,24 @@ def plan_attempt(case: Case) -> Attempt:
     return Attempt(action, initializer=initializer)
 
 
+def roles_of(case: Case, depth: int) -> list[str]:
+    """The case's init roles, else the fitting ones: standard first, relu for every layer after a ReLU."""
+    return list(case.get("roles", ["standard"] + ["relu"] * (depth - 1)))
+
+
 def layers_attempt(case: Case) -> Attempt:
-    """A ModelPlan from explicit (in, out) pairs and layer names."""
+    """A ModelPlan from explicit (in, out) pairs, layer names and init roles."""
     initializer = CountingInitializer()
     widths = case.get("widths", DEFAULT_WIDTHS)
     pairs = case.get("layers", [[a, b] for a, b in itertools.pairwise(widths)])
     names = case.get("layer_names", [f"fc{i + 1}" for i in range(len(pairs))])
+    roles = roles_of(case, len(pairs))
 
     def action() -> object:
-        plans = [LinearPlan(name, a, b) for name, (a, b) in zip(names, pairs, strict=True)]
+        plans = [
+            LinearPlan(name, a, b, False, InitSpec(role=role))
+            for name, (a, b), role in zip(names, pairs, roles, strict=True)
+        ]
         return ModelPlan(plans).materialize(initializer, CountingValue)
 
     return Attempt(action, initializer=initializer)
@@ -394,6 +403,57 @@ def storage_shape_attempt(case: Case) -> Attempt:
     return Attempt(lambda: Linear(plan_, weight, bias), parameters=[*weight.values()])
 
 
+def forward_module(case: Case) -> tuple[Any, list[Value]]:
+    """The case's guarded module: an MLP over widths, its first Linear alone (via linear) or a Stage 08
+    Block (via block, with eps), every weight 0.5, bias 0 and gain 1 unless case['weights'] or
+    case['biases'] gives a layer's data, or case['gain'] the gains (assigned as an optimizer would,
+    between forwards); and its sealed parameters."""
+    via = case.get("via", "mlp")
+    if via == "block":
+        from contracts.spec_suite.cases.stage08 import counted_block  # that module builds on this one
+
+        block = counted_block(case, CountingInitializer())
+        module: Any = block
+        layers = block.mlp.layers
+        for value, datum in zip(block.gain.values, case.get("gain", ()), strict=False):
+            value.data = datum
+    else:
+        model = counted_model(case, CountingInitializer())
+        module = model.layers[0] if via == "linear" else model
+        layers = model.layers
+    weights, biases = case.get("weights", {}), case.get("biases", {})
+    for layer in layers:
+        for values, data in zip(layer.weight.rows, weights.get(layer.plan.name, ()), strict=False):
+            for value, datum in zip(values, data, strict=True):
+                value.data = datum
+        if layer.bias is not None:
+            for value, datum in zip(layer.bias.values, biases.get(layer.plan.name, ()), strict=False):
+                value.data = datum
+    return module, list(module.parameters())
+
+
+def forward_input(case: Case) -> Matrix:
+    """case['x'] as given, else the (T, C) input_matrix."""
+    if "x" in case:
+        return Matrix(case["x"], CountingValue)
+    return input_matrix(case["tokens"], case["widths"][0])
+
+
+def input_data_attempt(case: Case) -> Attempt:
+    """One input element's data assigned case['data'] (at = [t, i]) after the Matrix was built."""
+    module, parameters = forward_module(case)
+    x = forward_input(case)
+    t, i = case["at"]
+    x.rows[t % len(x.rows)][i % len(x.rows[0])].data = case["data"]
+    return Attempt(lambda: module.forward(x), parameters=parameters, offending=case["data"])
+
+
+def overflow_attempt(case: Case) -> Attempt:
+    module, parameters = forward_module(case)
+    x = forward_input(case)
+    return Attempt(lambda: module.forward(x), parameters=parameters)
+
+
 ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
     "S07.fail.invalid-plan": plan_attempt,
     "S07.fail.init-spec": plan_attempt,
@@ -414,6 +474,10 @@ ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
     "S07.fail.parameter-type": parameter_data_attempt,
     "S07.fail.parameter-renamed": rename_attempt,
     "S07.fail.storage-shape": storage_shape_attempt,
+    "S07.fail.init-role": layers_attempt,
+    "S07.fail.input-non-finite": input_data_attempt,
+    "S07.fail.input-data-type": input_data_attempt,
+    "S07.fail.forward-overflow": overflow_attempt,
 }
 
 # ---------------------------------------------------------------- measurements for formula rows

@@ -127,7 +127,9 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
         )
     ),
     "S05.fail.initializer-type": s.initializer_failure(s.not_a_real),
-    "S05.fail.initializer-nonfinite": s.initializer_failure(s.non_finite_float),
+    "S05.fail.initializer-nonfinite": s.initializer_failure(
+        st.one_of(s.non_finite_float, s.int_beyond_float_range)
+    ),
     "S05.fail.budget-value": s.budgeted_op().flatmap(
         lambda case: st.integers(-100, -1).map(lambda b: {**case, "budget": b})
     ),

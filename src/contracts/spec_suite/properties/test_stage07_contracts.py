@@ -130,21 +130,29 @@ def test_unit_uniform_is_the_midpoint_of_the_top_53_bits(
     assert [(b"5\x1ffc1.weight\x1f2\x1f1", 8)] == fake.calls
 
 
-@pytest.mark.spec("S07.fail.init-type", "S07.fail.init-non-finite")
+@pytest.mark.spec("S07.fail.init-type", "S07.fail.init-non-finite", "S07.rule.init-results")
 def test_checked_init_value() -> None:
-    """An initializer result is a finite float, returned as exactly float; else named and refused."""
+    """An initializer result is a finite real, returned as exactly float (an int 1 as 1.0); else named
+    and refused."""
 
     class Half(float):
         pass
 
-    assert (float, 0.5) == (
-        type(checked_init_value(Half(0.5), "w", "x")),
-        checked_init_value(Half(0.5), "w", "x"),
-    )
-    with pytest.raises(TypeError, match=exactly("w: x must be a float, got 1 (int)")):
-        checked_init_value(1, "w", "x")
+    assert [(float, 0.5), (float, 1.0)] == [
+        (type(checked_init_value(raw, "w", "x")), checked_init_value(raw, "w", "x")) for raw in (Half(0.5), 1)
+    ]
+    with pytest.raises(TypeError, match=exactly("w: x must be a real number (bool rejected), got '1' (str)")):
+        checked_init_value("1", "w", "x")
+    with pytest.raises(
+        TypeError, match=exactly("w: x must be a real number (bool rejected), got True (bool)")
+    ):
+        checked_init_value(True, "w", "x")
     with pytest.raises(ValueError, match=exactly("w: x must be finite, got nan")):
         checked_init_value(math.nan, "w", "x")
+    with pytest.raises(
+        ValueError, match=exactly(f"w: x must be finite, got {10**309} (beyond float64 range)")
+    ):
+        checked_init_value(10**309, "w", "x")
 
 
 @pytest.mark.spec("S07.fail.init-non-finite", "S07.rule.weight-layout")
@@ -267,10 +275,11 @@ def test_linear_plan_materialize() -> None:
     with pytest.raises(
         TypeError,
         match=exactly(
-            "LinearPlan 'fc1'.materialize: initializer('fc1.weight', 0, 0) must be a float, got 1 (int)"
+            "LinearPlan 'fc1'.materialize: initializer('fc1.weight', 0, 0) must be a real number "
+            "(bool rejected), got '1' (str)"
         ),
     ):
-        plan.materialize(lambda *_: 1)
+        plan.materialize(lambda *_: "1")
     layer = plan.materialize(value_type=CountingValue, scope="s", parameter_budget=6)
     expected = [InitSpec().value("fc1.weight", o, i, 2) for o in range(2) for i in range(2)]
     assert expected == [v.data for v in layer.weight.values()]
@@ -420,10 +429,16 @@ def test_linear_forward_with_bias_adds_each_output_its_own_bias() -> None:
 
 
 def plans(*pairs: tuple[str, int, int]) -> list[LinearPlan]:
-    return [LinearPlan(name, a, b) for name, a, b in pairs]
+    """Explicit layers with the roles that fit: standard first, relu after every ReLU."""
+    return [
+        LinearPlan(name, a, b, init=InitSpec(role="relu" if index else "standard"))
+        for index, (name, a, b) in enumerate(pairs)
+    ]
 
 
-@pytest.mark.spec("S07.fail.width-mismatch", "S07.fail.duplicate-name", "S07.fail.plan-type")
+@pytest.mark.spec(
+    "S07.fail.width-mismatch", "S07.fail.duplicate-name", "S07.fail.plan-type", "S07.fail.init-role"
+)
 @pytest.mark.parametrize(
     ("layers", "kwargs", "error", "message"),
     [
@@ -457,6 +472,13 @@ def plans(*pairs: tuple[str, int, int]) -> list[LinearPlan]:
             {},
             ShapeError,
             "ModelPlan: layer 'fc2' in_features C_in = 5 must equal layer 'fc1' out_features C_out = 4",
+        ),
+        (  # two layers after a ReLU with role standard: the first is named
+            [LinearPlan("fc1", 3, 4), LinearPlan("fc2", 4, 4), LinearPlan("fc3", 4, 2)],
+            {"parameter_budget": 1},
+            ValueError,
+            "ModelPlan: layer 'fc2' init role must be 'relu' (its input comes through a ReLU), "
+            "got 'standard'",
         ),
         (
             plans(("fc1", 3, 4), ("fc2", 5, 2), ("fc3", 6, 1)),
@@ -586,9 +608,12 @@ def test_model_plan_materialize() -> None:
             plan.materialize(value_type=cast(Any, bad))
     with pytest.raises(
         TypeError,
-        match=exactly("ModelPlan.materialize: initializer('fc2.weight', 0, 2) must be a float, got 1 (int)"),
+        match=exactly(
+            "ModelPlan.materialize: initializer('fc2.weight', 0, 2) must be a real number (bool rejected), "
+            "got None (NoneType)"
+        ),
     ):
-        plan.materialize(lambda tensor, o, i: 1 if tensor == "fc2.weight" and i == 2 else 0.5)
+        plan.materialize(lambda tensor, o, i: None if tensor == "fc2.weight" and i == 2 else 0.5)
     model = plan.materialize(value_type=CountingValue)
     expected = [InitSpec(seed=3).value("fc1.weight", o, i, 2) for o in range(3) for i in range(2)] + [
         InitSpec(seed=3, role="relu").value("fc2.weight", 0, i, 3) for i in range(3)

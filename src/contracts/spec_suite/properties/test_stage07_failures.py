@@ -13,6 +13,7 @@ from contracts import CountingValue, InitSpec, Linear, LinearPlan
 from contracts.core.errors import ParameterIdentityError, ShapeError
 from contracts.engines import Engine
 from contracts.spec import SpecRow
+from contracts.spec_suite import forward_bound_strategies as fb
 from contracts.spec_suite import strategies as s
 from contracts.spec_suite.cases.stage07 import ATTEMPTS, broken_model, counted_model, input_matrix
 from contracts.spec_suite.probes import assert_refused
@@ -28,8 +29,8 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S07.fail.plan-type": s.plan_type_values(),
     "S07.fail.width-mismatch": s.width_mismatch(),
     "S07.fail.parameter-budget": s.over_model_parameters(),
-    "S07.fail.init-non-finite": s.bad_init_result(s.non_finite_float),
-    "S07.fail.init-type": s.bad_init_result(s.not_a_float),
+    "S07.fail.init-non-finite": s.bad_init_result(st.one_of(s.non_finite_float, s.int_beyond_float_range)),
+    "S07.fail.init-type": s.bad_init_result(s.not_a_real),
     "S07.fail.duplicate-name": s.duplicate_names(),
     "S07.fail.parameter-alias": s.alias_case(),
     "S07.fail.storage-replaced": s.storage_swap(),
@@ -44,6 +45,10 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S07.fail.parameter-type": s.bad_parameter_data(s.not_a_real),
     "S07.fail.parameter-renamed": s.renamed_layer(),
     "S07.fail.storage-shape": s.storage_shape_mismatch(),
+    "S07.fail.init-role": fb.init_role_case(),
+    "S07.fail.input-non-finite": fb.input_data_case(st.one_of(s.non_finite_float, s.int_beyond_float_range)),
+    "S07.fail.input-data-type": fb.input_data_case(s.not_a_real),
+    "S07.fail.forward-overflow": fb.overflow_case(),
 }
 
 

@@ -170,7 +170,7 @@ def test_parameter_budget_boundary(engine: Engine, case: dict[str, Any], single:
 
 
 @pytest.mark.spec("S07.rule.model-plan-order", "S07.fail.init-non-finite", "S07.fail.init-type")
-@given(case=s.bad_init_result(st.one_of(s.non_finite_float, s.not_a_float)))
+@given(case=s.bad_init_result(st.one_of(s.non_finite_float, s.not_a_real)))
 def test_every_raw_result_is_drawn_before_any_is_checked(engine: Engine, case: dict[str, Any]) -> None:
     """A bad result anywhere: every raw call happens (step 5), then step 6 refuses before any Value."""
     require(engine, "linear")
