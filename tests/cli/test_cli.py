@@ -36,7 +36,7 @@ def test_unknown_impl_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> No
     assert 2 == main(["verify", "--impl", "no_such_engine_module", "-q"])
     err = capsys.readouterr().err
     assert "unknown engine 'no_such_engine_module'" in err
-    assert "reference, torch, micrograd, or a dotted path pkg.module:Class" in err
+    assert "reference, torch, micrograd, jax, tinygrad, autograd, or a dotted path pkg.module:Class" in err
 
 
 def test_dotted_path_to_a_non_engine_is_refused(capsys: pytest.CaptureFixture[str]) -> None:

@@ -24,6 +24,9 @@ SHIPPED = {
     "reference": "contracts.engines.reference:ReferenceEngine",
     "torch": "contracts.engines.torch_engine:TorchEngine",
     "micrograd": "contracts.engines.micrograd_engine:MicrogradEngine",
+    "jax": "contracts.engines.jax_engine:JaxEngine",
+    "tinygrad": "contracts.engines.tinygrad_engine:TinygradEngine",
+    "autograd": "contracts.engines.autograd_engine:AutogradEngine",
 }
 ENV_VAR = "CONTRACTS_IMPL"
 # Every capability a test can require: a declared name outside it is a typo that would make its rows
