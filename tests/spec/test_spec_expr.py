@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from contracts.spec import ExpressionError, evaluate, expr
 from contracts.spec.functions import SCALAR
-from contracts.spec_suite.strategies import Drawn, comparison_chains, expression_numbers, spec_expressions
+from tests.common.expressions import Drawn, comparison_chains, expression_numbers, spec_expressions
 
 REFUSED = [
     pytest.param("x.real", "Attribute is not allowed", id="attribute"),

@@ -23,7 +23,6 @@ from contracts.core.block import BlockPlan
 from contracts.core.init import InitSpec
 from contracts.core.linear import Linear, LinearPlan
 from contracts.spec import SpecRow
-from contracts.spec_suite import forward_bound_strategies as fb
 from contracts.spec_suite import strategies as s
 from contracts.spec_suite.cases.stage05 import NOT_VALUE_TYPES, counted_embedding
 from contracts.spec_suite.cases.stage07 import (
@@ -42,6 +41,7 @@ from contracts.spec_suite.cases.stage08 import (
 )
 from contracts.spec_suite.cases.stage08 import parameters_of as block_parameters
 from contracts.spec_suite.probes import NOT_GIVEN, Attempt, CountingInitializer
+from contracts.spec_suite.strategies import forward_bound as fb
 from contracts.tensor import Tensor, add, exp, log, matmul, maximum, multiply
 from contracts.tensor.norm import rms_norm
 from contracts.tensor.softmax import cross_entropy

@@ -19,9 +19,9 @@ from contracts.engines import Engine
 from contracts.spec_suite import strategies as s
 from contracts.spec_suite.cases.forward_bound import LIMIT, spec_bounds, verdict
 from contracts.spec_suite.cases.stage07 import forward_input, forward_module
-from contracts.spec_suite.forward_bound_strategies import VIAS, module_widths
 from contracts.spec_suite.probes import Attempt, assert_refused
 from contracts.spec_suite.spec_rows import OWN_TYPES, reference_only, require, row
+from contracts.spec_suite.strategies.forward_bound import VIAS, module_widths
 
 pytestmark = reference_only(OWN_TYPES)
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 from contracts.engines import Engine
 from contracts.spec_suite import strategies as s
 from contracts.spec_suite.cases.stage07 import forward_module, input_matrix
-from contracts.spec_suite.forward_bound_strategies import input_data_case
 from contracts.spec_suite.spec_rows import OWN_TYPES, reference_only, require
+from contracts.spec_suite.strategies.forward_bound import input_data_case
 
 pytestmark = reference_only(OWN_TYPES)
 

@@ -13,12 +13,12 @@ from contracts import CountingValue, InitSpec, Linear, LinearPlan
 from contracts.core.errors import ParameterIdentityError, ShapeError
 from contracts.engines import Engine
 from contracts.spec import SpecRow
-from contracts.spec_suite import forward_bound_strategies as fb
 from contracts.spec_suite import strategies as s
 from contracts.spec_suite.cases.stage07 import ATTEMPTS, broken_model, counted_model, input_matrix
 from contracts.spec_suite.probes import assert_refused
 from contracts.spec_suite.properties.test_stage07_contracts import weights
 from contracts.spec_suite.spec_rows import OWN_TYPES, params, reference_only, require, rows
+from contracts.spec_suite.strategies import forward_bound as fb
 
 # Stage 05/07 rows are about this project's own types: not applicable on any other engine.
 pytestmark = reference_only(OWN_TYPES)

@@ -1,0 +1,68 @@
+"""Strategies every stage uses: spec-driven points, finite numbers, bad containers."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from hypothesis import strategies as st
+
+from contracts.core.value import Value
+
+
+def from_domain(domain: Mapping[str, Any]) -> st.SearchStrategy[Any]:
+    """Values inside one spec domain {min, max, type}."""
+    if domain.get("type", "int") == "float":
+        return st.floats(domain["min"], domain["max"], allow_nan=False, allow_infinity=False)
+    return st.integers(int(domain["min"]), int(domain["max"]))
+
+
+def symbol_values(domains: Mapping[str, Mapping[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
+    """One value per symbol, each inside its spec domain."""
+    return st.fixed_dictionaries({name: from_domain(d) for name, d in domains.items()})
+
+
+finite_floats = st.floats(-1e3, 1e3, allow_nan=False, allow_infinity=False)
+
+
+non_finite_float = st.sampled_from([float("nan"), float("inf"), float("-inf")])
+
+
+def value_assigned(data: float) -> Value:
+    """A Value whose data was assigned after construction (a leaf refuses non-finite data)."""
+    value = Value(0.0)
+    value.data = data
+    return value
+
+
+# a Value element is checked too: its data (assigned, as an optimizer may) must be finite
+non_finite_element = st.one_of(non_finite_float, non_finite_float.map(value_assigned))
+
+
+# iterables that are no sequence (a set, an iterator, a generator) included: each drawn afresh
+not_a_sequence_of_tokens = st.one_of(
+    st.sampled_from([5, 2.0, None, "abc", b"ab"]),
+    st.builds(lambda: {1, 2}),
+    st.builds(lambda: iter([0, 1])),
+    st.builds(lambda: (token for token in (0, 1))),
+)
+
+
+not_a_real = st.sampled_from([True, False, "1", None, 1j, [1.0], b"1"])
+
+
+# not_a_real without the bools (a bool element is a row of its own, S05.fail.element-bool)
+not_a_number = st.sampled_from(["1", None, 1j, [1.0], b"1"])
+
+
+# numpy's integers are not Python ints: a count or budget of np.int64 would wrap past 2**63 unchecked
+not_an_exact_int = st.sampled_from([True, False, 1.0, "1", None, 2.5, np.int64(2), np.int32(1)])
+
+NAMED = "named"
+
+
+def naming(case: dict[str, Any], **updates: Any) -> dict[str, Any]:
+    """case with updates, naming updates[NAMED] if given, else naming nothing."""
+    fresh = {key: value for key, value in case.items() if key != NAMED}
+    return {**fresh, **updates}
