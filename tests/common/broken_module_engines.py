@@ -7,7 +7,10 @@ from typing import Any, ClassVar
 
 import numpy as np
 
+from contracts.core.embedding import Embedding
 from contracts.core.init import InitSpec
+from contracts.core.linear import Linear
+from contracts.core.model import MLP
 from contracts.core.shapes import Matrix
 from contracts.engines.modules import ModuleUnsupported, ParameterInfo
 from contracts.engines.reference import ReferenceEngine, holders
@@ -161,3 +164,37 @@ class DeclinesEveryBuild(ReferenceEngine):
 
     def module_mlp(self, widths: Sequence[int], use_bias: bool, init: InitSpec | None = None) -> Any:
         raise ModuleUnsupported("no MLP here")
+
+
+class BiasNodeOnEveryOutput(ReferenceEngine):
+    """A port whose Linear adds a (zero) bias node to every output even without a bias: each Linear's
+    graph holds T·C_out nodes more than the spec's, and so does the MLP's; its ReLUs are counted right."""
+
+    name: ClassVar[str] = "broken-bias-node"
+
+    def module_graph_nodes(self, module: Any, inputs: Any) -> int:
+        nodes = super().module_graph_nodes(module, inputs)
+        layers = module.layers if isinstance(module, MLP) else (module,) if isinstance(module, Linear) else ()
+        extra = sum(len(layer.weight.rows) for layer in layers if layer.bias is None)
+        return nodes + len(np.asarray(inputs)) * extra
+
+
+class EmptySequenceAndWrappingPositions(ReferenceEngine):
+    """A port whose embedding accepts an empty id list (an empty result) and wraps positions past its
+    context (T > C reads position t mod C): both Stage 05 sequence refusals fail, each for its cause."""
+
+    name: ClassVar[str] = "broken-sequence"
+
+    def module_forward(self, module: Any, inputs: Any) -> Any:
+        if not isinstance(module, Embedding):
+            return super().module_forward(module, inputs)
+        tokens = list(inputs)
+        if not tokens:
+            return np.zeros((0, len(module.token_weight.rows[0])))
+        rows = module.position_weight.rows
+        return np.array(
+            [
+                [t.data + p.data for t, p in zip(module.token_weight.rows[i], rows[k % len(rows)])]
+                for k, i in enumerate(tokens)
+            ]
+        )

@@ -13,10 +13,38 @@ GOLDEN = "tests/golden/test_x.py::test_{}"
 NA = "not applicable: engine does not provide x"
 
 ROWS = [
-    {"id": "A.grad.ok", "title": "passes", "kind": "gradient", "stage": "A"},
-    {"id": "A.fail.bad", "title": "fails", "kind": "failure", "stage": "A"},
-    {"id": "A.rule.na", "title": "not applicable", "kind": "rule", "stage": "A"},
-    {"id": "B.rule.free", "title": "no test", "kind": "rule", "stage": "B"},
+    {
+        "id": "A.grad.ok",
+        "title": "passes",
+        "kind": "gradient",
+        "stage": "A",
+        "level": "values",
+        "category": "gradient",
+    },
+    {
+        "id": "A.fail.bad",
+        "title": "fails",
+        "kind": "failure",
+        "stage": "A",
+        "level": "refusals",
+        "category": "refusal",
+    },
+    {
+        "id": "A.rule.na",
+        "title": "not applicable",
+        "kind": "rule",
+        "stage": "A",
+        "level": "values",
+        "category": "value",
+    },
+    {
+        "id": "B.rule.free",
+        "title": "no test",
+        "kind": "rule",
+        "stage": "B",
+        "level": "contract",
+        "category": "order",
+    },
 ]
 
 
@@ -37,7 +65,15 @@ RECORDS = [
 ]
 
 
-def make_report(records: list[Record], **overrides: Any) -> Report:
+def make_report(
+    records: list[Record],
+    spec_rows: list[dict[str, str]] | None = None,
+    reference: bool = True,
+    **overrides: Any,
+) -> Report:
+    """A Report of records over spec_rows (ROWS by default); reference: the engine is the reference (its
+    reference-only tests are its own checks)."""
+    chosen = ROWS if spec_rows is None else spec_rows
     fields: dict[str, Any] = {
         "engine": {
             "impl": "fake",
@@ -51,9 +87,9 @@ def make_report(records: list[Record], **overrides: Any) -> Report:
         "profile": "ci",
         "workers": 0,
         "selection": {"rows": [], "keyword": None},
-        "rows": aggregate(ROWS, records, Rerun("fake", "ci")),
+        "rows": aggregate(chosen, records, Rerun("fake", "ci"), engine_is_reference=reference),
         "other_tests": [reported_test(r, Rerun("fake", "ci")) for r in records if not r.spec_ids],
-        "unknown_ids": unknown_ids([r["id"] for r in ROWS], records),
+        "unknown_ids": unknown_ids([r["id"] for r in chosen], records),
         "collection_errors": [],
         # what pytest's exit code would be: 1 when some test failed or errored
         "pytest_exit_code": int(any(r.outcome in ("failed", "error") for r in records)),

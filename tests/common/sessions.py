@@ -1,31 +1,31 @@
-"""Spec-suite tests run in a pytest session of their own, inside this process, on a chosen engine."""
+"""Spec-suite tests run in a pytest session of their own, inside this process, on a chosen engine, and
+judged as verify judges them (a failure charged to the row whose clause failed)."""
 
 from __future__ import annotations
 
-from collections import defaultdict
+import json
+import tempfile
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
 
+from contracts.spec_suite.spec_rows import all_rows
+from contracts.verify.records import Record
+from contracts.verify.report import FAILED, Rerun, RowResult, aggregate
+
 
 class RowOutcomes:
-    """A pytest plugin: per spec row, the outcomes of the tests that name it."""
+    """Each spec row's verdict from the session's records, as verify aggregates them."""
 
-    def __init__(self) -> None:
-        self.outcomes: dict[str, set[str]] = defaultdict(set)
-
-    @pytest.hookimpl(wrapper=True)
-    def pytest_runtest_makereport(self, item: pytest.Item, call: pytest.CallInfo[None]) -> object:
-        report = yield
-        assert isinstance(report, pytest.TestReport)
-        if report.when == "call" or report.outcome != "passed":
-            for marker in item.iter_markers("spec"):
-                for row_id in marker.args:
-                    self.outcomes[row_id].add(report.outcome)
-        return report
+    def __init__(self, results: list[RowResult]) -> None:
+        self.results = {result.id: result for result in results}
 
     def failed(self) -> set[str]:
-        return {row_id for row_id, outcomes in self.outcomes.items() if "failed" in outcomes}
+        return {row_id for row_id, result in self.results.items() if result.status == FAILED}
+
+    def statuses(self) -> set[str]:
+        return {result.status for result in self.results.values() if result.tests}
 
 
 def run_suite(
@@ -35,30 +35,46 @@ def run_suite(
     expected: pytest.ExitCode = pytest.ExitCode.TESTS_FAILED,
 ) -> RowOutcomes:
     """The tests, in a pytest session of their own on the engine impl (ending with the expected exit
-    code); their outcomes per spec row."""
-    plugin = RowOutcomes()
+    code), recorded by verify's plugin; their verdict per spec row."""
     profile = settings.get_current_profile_name()
-    try:
-        code = pytest.main(
-            [
-                *tests,
-                "--contracts-impl",
-                impl,
-                "--hypothesis-profile=mutation",
-                "-q",
-                "-p",
-                "no:randomly",
-                "-p",
-                "no:cacheprovider",
-                "--no-header",
-                "-k",
-                selection,
-                "-o",
-                "addopts=",
-            ],
-            plugins=[plugin],
-        )
-    finally:  # the inner session loads its own hypothesis profile: give the outer one back
-        settings.load_profile(profile)
-    assert expected == code
-    return plugin
+    with tempfile.TemporaryDirectory(prefix="contracts-session-") as scratch:
+        out = Path(scratch) / "results.json"
+        try:
+            code = pytest.main(
+                [
+                    *tests,
+                    "--contracts-impl",
+                    impl,
+                    "--hypothesis-profile=mutation",
+                    "-q",
+                    "-p",
+                    "no:randomly",
+                    "-p",
+                    "no:cacheprovider",
+                    "-p",
+                    "contracts.verify.plugin",
+                    "--contracts-verify-out",
+                    str(out),
+                    "--no-header",
+                    "-k",
+                    selection,
+                    "-o",
+                    "addopts=",
+                ]
+            )
+        finally:  # the inner session loads its own hypothesis profile: give the outer one back
+            settings.load_profile(profile)
+        assert expected == code
+        records = [Record.from_json(item) for item in json.loads(out.read_text(encoding="utf-8"))["tests"]]
+    rows = [
+        {
+            "id": r.id,
+            "title": r["title"],
+            "kind": r.kind,
+            "stage": r.stage,
+            "level": r["level"],
+            "category": r["category"],
+        }
+        for r in all_rows()
+    ]
+    return RowOutcomes(aggregate(rows, records, Rerun(impl, "mutation"), engine_is_reference=False))

@@ -380,7 +380,10 @@ def test_a_contract_mutant_names_another_failure_row_of_its_file() -> None:
         "origin": "decision",
         "enforced_by": ["X.fail.b"],
     }
-    document = {"meta": {"stage": "X"}, "rows": [failure_row("X.fail.a"), failure_row("X.fail.b"), contract]}
+    document = {
+        "meta": {"stage": "X", "level": "contract", "category": "value"},
+        "rows": [failure_row("X.fail.a"), failure_row("X.fail.b"), contract],
+    }
     found = file_mutants(document, "x.toml", CONTEXT)[2]
     assert [("X.contract.c:enforced_by.0:other-failure:0", "X.fail.b -> X.fail.a")] == [
         (m.mutant_id(), m.description) for m in found.mutants
@@ -407,7 +410,9 @@ def test_the_files_declared_functions_let_its_mutants_load() -> None:
         declared.dropped,
         [m.mutant_id() for m in declared.mutants],
     )
-    (undeclared,) = file_mutants({"meta": {"stage": "X"}, "rows": [row]}, "x.toml", CONTEXT)
+    (undeclared,) = file_mutants(
+        {"meta": {"stage": "X", "level": "contract", "category": "value"}, "rows": [row]}, "x.toml", CONTEXT
+    )
     assert ({"refused by the loader": 2}, []) == (undeclared.dropped, undeclared.mutants)
 
 
@@ -423,7 +428,9 @@ def test_a_gradient_mutant_equal_on_the_domain_is_dropped() -> None:
         "grads": {"x": "g * 1"},
         "domain": {"x": {"min": 1, "max": 2, "type": "float"}},
     }
-    (found,) = file_mutants({"meta": {"stage": "X"}, "rows": [row]}, "x.toml", CONTEXT)
+    (found,) = file_mutants(
+        {"meta": {"stage": "X", "level": "contract", "category": "value"}, "rows": [row]}, "x.toml", CONTEXT
+    )
     assert {"same function on the domain": 1} == found.dropped
     assert ["X.grad.one:forward:sign:0", "X.grad.one:grads.x:sign:0", "X.grad.one:grads.x:factor:1"] == [
         m.mutant_id() for m in found.mutants

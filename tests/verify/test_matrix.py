@@ -15,16 +15,21 @@ from contracts.verify import matrix
 from contracts.verify.matrix import Cell, build, main, read_report, to_html, to_markdown
 
 
-def report(engine: str, rows: list[tuple[str, str, str, list[str]]]) -> dict[str, Any]:
-    """A minimal verify report: (id, stage, status, reasons) per row."""
+def report(
+    engine: str, rows: list[tuple[str, str, str, list[str]]], version: str | None = None
+) -> dict[str, Any]:
+    """A minimal verify report: (id, stage, status, reasons) per row, every row at level values."""
+    failed = any(status == "failed" for _, _, status, _ in rows)
     return {
         "format": "contracts-verify-report",
-        "engine": {"name": engine},
+        "engine": {"name": engine, "version": version},
+        "levels": {"values": {"verdict": "failed" if failed else "passed"}},
         "rows": [
             {
                 "id": row_id,
                 "title": f"title of {row_id}",
                 "stage": stage,
+                "level": "values",
                 "status": status,
                 "reasons": reasons,
             }
@@ -49,7 +54,7 @@ EXTRA = report("other", [("S05.c", "05", "skipped", ["why"])])
 def test_a_row_never_run_on_the_engine_is_marked_as_such(tmp_path: Path) -> None:
     """verify's 'not exercised' (a test passed without calling the engine) is shown, never as a pass."""
     path = write(tmp_path, "n.json", report("e", [("S03.a", "03", "not exercised", [])]))
-    assert "| `S03.a` | NOT RUN |\n" in to_markdown(build([read_report(path)]))
+    assert "| `S03.a` | values | NOT RUN |\n" in to_markdown(build([read_report(path)]))
     assert '<td style="background:#f4a3a3" title="not exercised">NOT RUN</td>' in to_html(
         build([read_report(path)])
     )
@@ -59,11 +64,11 @@ def test_markdown_has_a_cell_per_row_and_engine_and_counts_per_stage(tmp_path: P
     """Rows in first-report order, one mark per engine, absent rows as '-', counts per stage and in all."""
     paths = [write(tmp_path, f"{i}.json", doc) for i, doc in enumerate((REFERENCE, TORCH, EXTRA))]
     expected = (
-        "| row | reference | torch | other |\n"
-        "| --- | --- | --- | --- |\n"
-        "| `S03.a` | pass | FAIL | - |\n"
-        "| `T.b` | pass | n/a | - |\n"
-        "| `S05.c` | - | - | skip |\n"
+        "| row | level | reference | torch | other |\n"
+        "| --- | --- | --- | --- | --- |\n"
+        "| `S03.a` | values | pass | FAIL | - |\n"
+        "| `T.b` | values | pass | n/a | - |\n"
+        "| `S05.c` | values | - | - | skip |\n"
         "\n"
         "| engine | stage 03 | stage 05 | stage T | all |\n"
         "| --- | --- | --- | --- | --- |\n"
@@ -71,7 +76,8 @@ def test_markdown_has_a_cell_per_row_and_engine_and_counts_per_stage(tmp_path: P
         "| torch | 1 failed | 1 deselected | 1 not applicable | 1 failed, 1 not applicable, 1 deselected |\n"
         "| other | 1 deselected | 1 skipped | 1 deselected | 1 skipped, 2 deselected |\n"
     )
-    assert expected == to_markdown(build([read_report(path) for path in paths]))
+    text = to_markdown(build([read_report(path) for path in paths]))
+    assert expected == text[text.index("| row |") :]
 
 
 def test_html_colours_each_cell_and_puts_the_reason_on_hover(tmp_path: Path) -> None:
@@ -219,7 +225,7 @@ def test_impl_runs_verify_per_engine_into_a_temporary_report(
     assert [[*base, out_file, "-q", "--rows=T"]] == commands
     assert not Path(out_file).exists()  # the temporary directory is gone
     assert Path(out_file).parent.name.startswith("contracts-matrix-")  # named, should one be left behind
-    assert capsys.readouterr().out.startswith("| row | torch |\n")
+    assert capsys.readouterr().out.startswith("| engine | version | level values |\n")
 
 
 def test_a_verify_run_that_wrote_no_report_is_named(
@@ -234,40 +240,18 @@ def test_a_verify_run_that_wrote_no_report_is_named(
     )
 
 
-def test_html_page_in_full(tmp_path: Path) -> None:
-    """The whole page of a two-engine, two-stage matrix: markup, escaping, colours, counts, order."""
-    first = [
-        {"id": "A.b", "title": 't "q"', "stage": "A", "status": "passed", "reasons": []},
-        {"id": "B.c", "title": "u", "stage": "B", "status": "not applicable", "reasons": ['x & "y"', "z"]},
-    ]
-    second = [
-        {"id": "A.b", "title": 't "q"', "stage": "A", "status": "failed", "reasons": []},
-        {"id": "B.c", "title": "u", "stage": "B", "status": "passed", "reasons": []},
-    ]
+def test_the_verdict_of_each_engine_at_each_level_heads_the_matrix(tmp_path: Path) -> None:
+    """One line per engine with its version and its verdict per level (that level's rows alone) and the
+    rows behind it, in markdown and in the HTML page."""
     paths = [
-        write(
-            tmp_path,
-            f"{name}.json",
-            {"format": "contracts-verify-report", "engine": {"name": name}, "rows": rows},
-        )
-        for name, rows in (("e<1>", first), ("f", second))
+        write(tmp_path, f"{i}.json", doc)
+        for i, doc in enumerate((REFERENCE, report("t", TORCH_ROWS, "2.13")))
     ]
-    expected = (
-        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>contracts conformance matrix'
-        "</title>\n<style>body{font-family:sans-serif}table{border-collapse:collapse;margin:1em 0}"
-        "td,th{border:1px solid #999;padding:2px 6px;text-align:left}td{text-align:center}</style>"
-        "</head><body>\n<h1>Conformance matrix</h1>\n"
-        "<table><tr><th>engine</th><th>stage A</th><th>stage B</th><th>all</th></tr>"
-        "<tr><th>e&lt;1&gt;</th><td>1 passed</td><td>1 not applicable</td>"
-        "<td>1 passed, 1 not applicable</td></tr>"
-        "<tr><th>f</th><td>1 failed</td><td>1 passed</td><td>1 passed, 1 failed</td></tr></table>\n"
-        "<table><tr><th>row</th><th>e&lt;1&gt;</th><th>f</th></tr>\n"
-        '<tr><th title="t &quot;q&quot;"><code>A.b</code></th>'
-        '<td style="background:#b7e4b0" title="passed">pass</td>'
-        '<td style="background:#f4a3a3" title="failed">FAIL</td></tr>\n'
-        '<tr><th title="u"><code>B.c</code></th>'
-        '<td style="background:#e2e2e2" title="x &amp; &quot;y&quot;; z">n/a</td>'
-        '<td style="background:#b7e4b0" title="passed">pass</td></tr>\n'
-        "</table>\n</body></html>\n"
-    )
-    assert expected == to_html(build([read_report(path) for path in paths]))
+    built = build([read_report(path) for path in paths])
+    lines = to_markdown(built).splitlines()
+    assert "| reference | - | PASSED: 2 passed |" == lines[2]
+    assert "| t | 2.13 | FAILED: 1 failed, 1 not applicable |" == lines[3]
+    assert "<td>FAILED: 1 failed, 1 not applicable</td>" in to_html(built)
+
+
+TORCH_ROWS = [("S03.a", "03", "failed", []), ("T.b", "T", "not applicable", ["why"])]

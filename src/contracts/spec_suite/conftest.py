@@ -15,6 +15,7 @@ import contracts.verify.profiles  # noqa: F401  (registers the profiles)
 from contracts.engines import DeclarationError, Engine, check_declarations, load_engine, selected_name
 from contracts.spec_suite.cases.stage07 import SEED_SAMPLES, statistical_samples_error
 from contracts.spec_suite.spec_rows import EngineUse, RecordingEngine, all_rows, is_reference
+from contracts.verify.clauses import CLAUSES_PROPERTY, recording
 from contracts.verify.plugin import RECORDER
 from contracts.verify.records import (
     BUILDS_PROPERTY,
@@ -100,9 +101,12 @@ def engine_use(request: pytest.FixtureRequest) -> Iterator[None]:
     # session's recording engine is counted.
     given = request.getfixturevalue("engine") if "engine" in request.fixturenames else None
     use = EngineUse(given if isinstance(given, RecordingEngine) else None)
-    yield
+    with recording() as passed:
+        yield
     request.node.user_properties.append((ENGINE_CALLS_PROPERTY, use.calls()))
     request.node.user_properties.append((BUILDS_PROPERTY, use.builds()))
+    # each clause once, however many examples proved it (contracts.verify.clauses)
+    request.node.user_properties.append((CLAUSES_PROPERTY, [list(entry) for entry in dict.fromkeys(passed)]))
 
 
 ENGINE_KEY = pytest.StashKey[Engine]()

@@ -9,6 +9,8 @@ from typing import Any
 from contracts.verify.junit import format_junit
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
 from contracts.verify.report import (
+    LEVELS,
+    NOT_RUN,
     NOTHING_VERIFIED,
     PARTLY,
     ROW_STATUSES,
@@ -17,12 +19,13 @@ from contracts.verify.report import (
     ReportedTest,
     RowResult,
     causes,
+    levels_up_to,
     summarize,
 )
 
 SHORT = {NOT_APPLICABLE: "n/a", PARTLY: "partly"}
 TITLE_WIDTH = 48
-COLUMNS = ("ID", "KIND", "STATUS", "PROPERTY", "GOLDEN", "EXAMPLES", "TIME", "TITLE")
+COLUMNS = ("ID", "LEVEL", "KIND", "STATUS", "CHECKS", "PROPERTY", "GOLDEN", "EXAMPLES", "TIME", "TITLE")
 
 
 def short(status: str) -> str:
@@ -37,13 +40,21 @@ def clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def coverage(row: RowResult) -> str:
+    """engine checks run / the row's checks (the reference's own tests included in the total)."""
+    ran, total = row.coverage()
+    return f"{ran}/{total}"
+
+
 def row_cells(row: RowResult) -> tuple[str, ...]:
     return (
         row.id,
+        row.level,
         row.kind,
         short(row.status),
-        short(row.checks["properties"]),
-        short(row.checks["golden"]),
+        coverage(row),
+        short(row.suites["properties"]),
+        short(row.suites["golden"]),
         str(row.example_count()),
         seconds(row.duration()),
         row.title,
@@ -145,6 +156,51 @@ def summary_table(report: Report) -> list[list[str]]:
     return table
 
 
+LEVEL_COLUMNS = ("LEVEL", "VERDICT", "CATEGORY", "CHECKS RUN", "PASSED", "FAILED", "NOT RUN", "N/A")
+
+
+def level_word(verdict: str, claimed: bool) -> str:
+    word = {PASSED: "PASSED", FAILED: "FAILED"}.get(verdict, verdict)
+    return word if claimed else f"({word}, not claimed)"
+
+
+def level_table(report: Report) -> list[list[str]]:
+    """Per level (its own rows), per category: how many of the engine's checks ran, passed, failed,
+    could not run after another row's failure in the same test, or were not applicable."""
+    table = [list(LEVEL_COLUMNS)]
+    for level, summary in report.levels().items():
+        first = True
+        for category, counts in summary["checks"].items() or [("-", {})]:
+            ran = counts.get(PASSED, 0) + counts.get(FAILED, 0)
+            cells = [str(ran), *(str(counts.get(o, 0)) for o in (PASSED, FAILED, NOT_RUN, NOT_APPLICABLE))]
+            head = [level, level_word(summary["verdict"], summary["claimed"])] if first else ["", ""]
+            table.append([*head, category, *cells])
+            first = False
+    return table
+
+
+def claimed_failures(report: Report) -> list[str]:
+    """The failing rows the claim covers, each with its level, category and every distinct cause."""
+    lines: list[str] = []
+    for row in report.claimed():
+        if row.status == FAILED:
+            lines.append(f"  {row.id} ({row.level}, {row.category}): {row.title}")
+            lines.extend(f"    - {cause}" for cause in row.causes())
+    return lines
+
+
+def level_summary(report: Report) -> list[str]:
+    """The first screen: the claim, the verdict per level and category, then the claimed failures."""
+    judged = ", ".join(levels_up_to(report.level))
+    lines = [f"judged at level {report.level} (the rows of {judged}); levels: {', '.join(LEVELS)}"]
+    table = level_table(report)
+    lines.extend(align(table, right=frozenset(range(3, len(LEVEL_COLUMNS)))))
+    failures = claimed_failures(report)
+    if failures:
+        lines += ["", "failed at the claimed level:", *failures]
+    return lines
+
+
 def unverified_lines(report: Report) -> list[str]:
     """The one-line reason a run proved nothing (every row n/a, skipped or unbound), if it did not."""
     return [] if report.verified_any() else [NOTHING_VERIFIED]
@@ -154,7 +210,8 @@ def verdict(report: Report) -> str:
     totals = summarize(report.rows)["by_status"]
     counts = ", ".join(f"{totals[status]} {status}" for status in ROW_STATUSES if totals[status])
     word = "OK" if report.exit_code() == 0 else "FAILED"
-    return f"{word}: {len(report.rows)} rows: {counts or 'none'} in {report.duration:.1f}s"
+    rows = f"{len(report.rows)} rows: {counts or 'none'}"
+    return f"{word} at level {report.level}: {rows} in {report.duration:.1f}s"
 
 
 def other_problem_lines(report: Report, indent: str) -> list[str]:
@@ -180,15 +237,15 @@ def other_problem_lines(report: Report, indent: str) -> list[str]:
 
 def format_table(report: Report) -> str:
     lines = header_lines(report)
-    lines.append("")
+    lines += ["", *level_summary(report), ""]
     table = [list(COLUMNS)] + [[*row_cells(row)[:-1], clip(row.title, TITLE_WIDTH)] for row in report.rows]
-    lines.extend(align(table, right=frozenset({5, 6})))
+    lines.extend(align(table, right=frozenset({7, 8})))
     failed = [row for row in report.rows if row.failures()]
     if failed:
         lines += ["", *cause_lines(report, "  ")]
         lines += ["", "failures:"]
         for row in failed:
-            lines.append(f"  {row.id} ({row.kind}): {row.title}")
+            lines.append(f"  {row.id} ({row.kind}, {row.level}, {row.category}): {row.title}")
             lines.extend(failure_blocks(row.failures(), "    "))
     grouped = reasons(report.rows)
     if grouped:
@@ -220,8 +277,19 @@ def md_table(table: Sequence[Sequence[str]]) -> list[str]:
 def format_markdown(report: Report) -> str:
     lines = ["# contracts verify", ""]
     lines.extend(f"{line}  " for line in header_lines(report))
+    lines += [
+        "",
+        "## Levels",
+        "",
+        f"Judged at level {report.level} (the rows of {', '.join(levels_up_to(report.level))}).",
+        "",
+    ]
+    lines.extend(md_table(level_table(report)))
+    failures = claimed_failures(report)
+    if failures:
+        lines += ["", "Failed at the claimed level:", "", "```text", *failures, "```"]
     lines += ["", "## Rows", ""]
-    table = [["id", "kind", "status", "property", "golden", "examples", "time", "title"]]
+    table = [["id", "level", "kind", "status", "checks", "property", "golden", "examples", "time", "title"]]
     table += [[f"`{row.id}`", *row_cells(row)[1:]] for row in report.rows]
     lines.extend(md_table(table))
     failed = [row for row in report.rows if row.failures()]

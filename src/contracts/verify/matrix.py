@@ -15,8 +15,11 @@ import sys
 import tempfile
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any
+
+from contracts.verify.report import LEVELS
 
 EXIT_INVALID = 2
 MARKS = {
@@ -54,10 +57,14 @@ class Cell:
 
 @dataclass(frozen=True)
 class Column:
-    """One engine's report: its name and a cell per row id."""
+    """One engine's report: its name and version, a cell per row id, its verdict per level."""
 
     engine: str
     cells: dict[str, Cell]
+    version: str = ""
+    verdicts: dict[str, str] = dataclass_field(
+        default_factory=dict
+    )  # level -> passed/failed/nothing verified
 
 
 @dataclass(frozen=True)
@@ -65,6 +72,7 @@ class RowInfo:
     id: str
     title: str
     stage: str
+    level: str = ""
 
 
 def field(document: Any, key: str, kind: type, where: str) -> Any:
@@ -85,7 +93,14 @@ def read_report(path: Path) -> tuple[Column, list[RowInfo]]:
         raise MatrixError(f"{path}: not a readable JSON report ({error})") from None
     if not isinstance(document, dict) or document.get("format") != "contracts-verify-report":
         raise MatrixError(f"{path}: not a contracts verify report (format must be 'contracts-verify-report')")
-    engine = field(field(document, "engine", dict, str(path)), "name", str, f"{path}: engine")
+    described = field(document, "engine", dict, str(path))
+    engine = field(described, "name", str, f"{path}: engine")
+    version = described.get("version") or ""
+    levels = field(document, "levels", dict, str(path))
+    verdicts = {
+        str(level): str(field(summary, "verdict", str, f"{path}: levels"))
+        for level, summary in levels.items()
+    }
     cells: dict[str, Cell] = {}
     infos: list[RowInfo] = []
     for index, row in enumerate(field(document, "rows", list, str(path))):
@@ -96,8 +111,9 @@ def read_report(path: Path) -> tuple[Column, list[RowInfo]]:
             raise MatrixError(f"{where}: unknown status {status!r}")
         reasons = field(row, "reasons", list, where)
         cells[row_id] = Cell(status, "; ".join(str(reason) for reason in reasons))
-        infos.append(RowInfo(row_id, field(row, "title", str, where), field(row, "stage", str, where)))
-    return Column(engine, cells), infos
+        level = field(row, "level", str, where)
+        infos.append(RowInfo(row_id, field(row, "title", str, where), field(row, "stage", str, where), level))
+    return Column(engine, cells, str(version), verdicts), infos
 
 
 @dataclass(frozen=True)
@@ -118,6 +134,21 @@ class Matrix:
     def stages(self) -> list[str]:
         return sorted({info.stage for info in self.rows})
 
+    def levels(self) -> list[str]:
+        return [level for level in LEVELS if any(info.level == level for info in self.rows)]
+
+    def level_counts(self, column: Column, level: str) -> dict[str, int]:
+        counted = {status: 0 for status in MARKS}
+        for info in self.rows:
+            if info.level == level:
+                counted[self.cell(column, info.id).status] += 1
+        return counted
+
+    def level_cell(self, column: Column, level: str) -> str:
+        """An engine's verdict at one level (that level's rows alone) and the rows behind it."""
+        verdict = column.verdicts.get(level, "not in this report").upper()
+        return f"{verdict}: {summary(self.level_counts(column, level))}"
+
 
 def build(reports: Sequence[tuple[Column, list[RowInfo]]]) -> Matrix:
     """Every row of any report, in the first report's order, then new ones in the order met."""
@@ -134,10 +165,16 @@ def summary(counts: dict[str, int]) -> str:
 
 def to_markdown(matrix: Matrix) -> str:
     engines = [column.engine for column in matrix.columns]
-    lines = ["| row | " + " | ".join(engines) + " |", "| --- |" + " --- |" * len(engines)]
+    levels = matrix.levels()
+    lines = ["| engine | version | " + " | ".join(f"level {level}" for level in levels) + " |"]
+    lines.append("| --- | --- |" + " --- |" * len(levels))
+    for column in matrix.columns:
+        cells = " | ".join(matrix.level_cell(column, level) for level in levels)
+        lines.append(f"| {column.engine} | {column.version or '-'} | {cells} |")
+    lines += ["", "| row | level | " + " | ".join(engines) + " |", "| --- | --- |" + " --- |" * len(engines)]
     for info in matrix.rows:
         marks = [MARKS[matrix.cell(column, info.id).status] for column in matrix.columns]
-        lines.append(f"| `{info.id}` | " + " | ".join(marks) + " |")
+        lines.append(f"| `{info.id}` | {info.level} | " + " | ".join(marks) + " |")
     lines += ["", "| engine | " + " | ".join(f"stage {stage}" for stage in matrix.stages()) + " | all |"]
     lines.append("| --- |" + " --- |" * (len(matrix.stages()) + 1))
     for column in matrix.columns:
@@ -160,7 +197,16 @@ def to_html(matrix: Matrix) -> str:
     for info in matrix.rows:
         cells = "".join(html_cell(matrix.cell(column, info.id)) for column in matrix.columns)
         title = html.escape(info.title)  # quotes too: it sits in an attribute
-        body.append(f'<tr><th title="{title}"><code>{html.escape(info.id)}</code></th>{cells}</tr>')
+        code = f"<code>{html.escape(info.id)}</code>"
+        body.append(f'<tr><th title="{title}">{code}</th><td>{html.escape(info.level)}</td>{cells}</tr>')
+    levels = matrix.levels()
+    level_head = "".join(f"<th>level {html.escape(level)}</th>" for level in levels)
+    level_rows = [
+        f"<tr><th>{html.escape(column.engine)}</th><td>{html.escape(column.version or '-')}</td>"
+        + "".join(f"<td>{html.escape(matrix.level_cell(column, level))}</td>" for level in levels)
+        + "</tr>"
+        for column in matrix.columns
+    ]
     stages = matrix.stages()
     stage_head = "".join(f"<th>stage {html.escape(stage)}</th>" for stage in stages)
     stage_rows = [
@@ -174,8 +220,11 @@ def to_html(matrix: Matrix) -> str:
         "</title>\n<style>body{font-family:sans-serif}table{border-collapse:collapse;margin:1em 0}"
         "td,th{border:1px solid #999;padding:2px 6px;text-align:left}td{text-align:center}</style>"
         "</head><body>\n<h1>Conformance matrix</h1>\n"
+        f"<table><tr><th>engine</th><th>version</th>{level_head}</tr>{''.join(level_rows)}</table>\n"
         f"<table><tr><th>engine</th>{stage_head}<th>all</th></tr>{''.join(stage_rows)}</table>\n"
-        f"<table><tr><th>row</th>{head}</tr>\n" + "\n".join(body) + "\n</table>\n</body></html>\n"
+        f"<table><tr><th>row</th><th>level</th>{head}</tr>\n"
+        + "\n".join(body)
+        + "\n</table>\n</body></html>\n"
     )
 
 

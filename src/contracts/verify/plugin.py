@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 from hypothesis import is_hypothesis_test
 
+from contracts.verify.clauses import CLAUSES_PROPERTY, FAILED_CLAUSES_PROPERTY, failed_clauses
 from contracts.verify.records import (
     ENGINE_CALLS_PROPERTY,
     ERROR,
@@ -38,6 +39,7 @@ from contracts.verify.records import (
     exercised,
     falsifying_example,
     int_property,
+    listed_property,
     phase_outcome,
     reference_only_of,
     reproduce_decorator,
@@ -93,6 +95,21 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item: pytest.Item) -> None:
     return note_examples(item)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failure raised as a clause failure (or a group of them) names the rows whose clauses failed:
+    stored in the report's user properties, which reach the recorder (under xdist, too)."""
+    report = yield
+    return with_failed_clauses(report, call)
+
+
+def with_failed_clauses(report: pytest.TestReport, call: pytest.CallInfo[None]) -> pytest.TestReport:
+    failed = failed_clauses(call.excinfo.value if call.excinfo is not None else None)
+    if failed:
+        report.user_properties.append((FAILED_CLAUSES_PROPERTY, [list(entry) for entry in failed]))
+    return report
 
 
 def note_examples(item: pytest.Item) -> None:
@@ -175,6 +192,9 @@ class Recorder:
         builds = builds_of(report.user_properties)
         if builds is not None:
             record.built, record.declined = builds
+        record.failed_clauses += listed_property(report.user_properties, FAILED_CLAUSES_PROPERTY)
+        if report.when == "teardown":
+            record.clauses = listed_property(report.user_properties, CLAUSES_PROPERTY)
         record.duration += float(report.duration)
         reason = skip_reason(report.longrepr) if report.skipped else None
         outcome = phase_outcome(report.when, report.outcome, reason)

@@ -62,6 +62,10 @@ class Record:
     engine_calls: int | None = None
     built: list[str] = field(default_factory=list)  # module methods that returned a module in this test
     declined: list[str] = field(default_factory=list)  # module methods that raised ModuleUnsupported
+    # the clauses the test proved ([row id, category or None]) and those that failed (with the reason):
+    # a failure is charged to its clause's row (contracts.verify.clauses)
+    clauses: list[list[str | None]] = field(default_factory=list)
+    failed_clauses: list[list[str | None]] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -124,6 +128,15 @@ def int_property(user_properties: Iterable[Any], key: str) -> int | None:
     for name, value in user_properties:
         if name == key and value is not None:
             found = int(value)
+    return found
+
+
+def listed_property(user_properties: Iterable[Any], key: str) -> list[list[str | None]]:
+    """Every list stored under key, joined (each entry a list: tuples turn into lists under xdist)."""
+    found: list[list[str | None]] = []
+    for name, value in user_properties:
+        if name == key:
+            found.extend([None if item is None else str(item) for item in entry] for entry in value)
     return found
 
 

@@ -1,15 +1,24 @@
-"""From per-test records and the spec rows to one result per row, a summary and an exit code.
+"""From per-test records and the spec rows to one result per row, a verdict per level and an exit code.
 
-A row's status: failed if any of its tests failed (or errored); else skipped if any was skipped for
-a reason other than not applicable, even beside passes (that part is not proven); else passed if any
-passed; else not applicable if every test was skipped as not applicable (the engine lacks the row,
-with the reason); unbound if no test names it (deselected instead when a keyword selection left it
-without tests).
-A row with a test that passed without calling the engine (and is not reference-only) is not
-exercised: never green. A row whose tests passed but some of whose tests were n/a on the engine (it
-lacks a capability, declares a convention, the test is reference-only, or a cross-check's optional
-peer is not installed) is partly verified: accepted, but never read as the whole row passed, and the
-report names what was left out. Passed means every test of the row ran on the engine.
+A test names one or more rows. For each row it names, the test gives that row a check: its outcome, and
+the category of what it checked (the row's own category, or the category of each clause the test
+proved for it, contracts.verify.clauses). A failure inside a clause is charged to that clause's row
+only; the test's other rows keep the clauses that passed before it, and a row none of whose clauses
+ran reads "not run" for that test. A failure outside any clause (an engine's crash, a bare assert) is
+charged to every row the test names.
+
+A row's status, from its checks on the engine: failed if any failed; else not exercised if a test of it
+passed without calling the engine (never green); else skipped if any was skipped for a reason other than
+not applicable (that part is not proven); else passed if every check ran on the engine and passed;
+partly verified if some passed and some engine-facing check could not run (the engine lacks a
+capability, declares a convention, a cross-check's peer is missing, or an earlier failure in the test
+stopped it); not applicable if none ran (the reason is printed); unbound if no test names it
+(deselected instead when a keyword selection left it without tests). A reference-only test exercises
+this project's own types: on another engine it is not the engine's check, so it neither passes nor
+holds back a row; the row's coverage (engine checks run / the row's checks) shows what it left out.
+
+Every row has a level (values, refusals, contract: who must meet it) and a category. verify judges the
+engine at a claimed level: the rows up to that level decide the exit code; the others are reported.
 """
 
 from __future__ import annotations
@@ -37,7 +46,7 @@ from contracts.verify.records import (
 from pytest_contracts import IMPL
 
 # row statuses
-PARTLY = "partly verified"  # passed, but some of its tests did not run on the engine (n/a there)
+PARTLY = "partly verified"  # passed, but some engine-facing check of it could not run on the engine
 UNBOUND = "unbound"
 DESELECTED = "deselected"
 ROW_STATUSES = (PASSED, PARTLY, FAILED, NOT_EXERCISED, NOT_APPLICABLE, SKIPPED, UNBOUND, DESELECTED)
@@ -55,25 +64,36 @@ UNRECORDED_FAILURE = (
 )
 ACCEPTED = frozenset({PASSED, PARTLY, NOT_APPLICABLE, DESELECTED})  # the statuses that keep the exit code 0
 VERIFIED = frozenset({PASSED, PARTLY, FAILED})  # a test ran against the engine and reached a verdict
+NOTHING = "nothing verified"  # a level none of whose rows ran on the engine
+# a check of a row that its test never reached: the test stopped at another row's failed clause
+NOT_RUN = "not run"
+# who must meet a row, in order: every engine (values and gradients), an engine that validates its
+# inputs (refusals), this project's own contract (messages, check order, strict bounds, graph counts)
+LEVELS = ("values", "refusals", "contract")
+CATEGORIES = ("value", "gradient", "cost", "refusal", "side-effects", "order", "precision", "identity")
 
 
-def row_status(outcomes: Sequence[str], deselection: bool = False) -> str:
-    """The status of a row (or of one of its suites) from its tests' outcomes."""
+def levels_up_to(level: str) -> tuple[str, ...]:
+    """The levels an engine claiming `level` is judged on: it and every level below it."""
+    return LEVELS[: LEVELS.index(level) + 1]
+
+
+def row_status(outcomes: Sequence[str], deselection: bool = False, reference_only: bool = False) -> str:
+    """The status of a row (or of one of its suites) from its engine checks' outcomes; reference_only:
+    the row has tests, all of them the reference's own (n/a on this engine)."""
     if not outcomes:
+        if reference_only:
+            return NOT_APPLICABLE
         return DESELECTED if deselection else UNBOUND
     if FAILED in outcomes or ERROR in outcomes:
         return FAILED
     if NOT_EXERCISED in outcomes:
         return NOT_EXERCISED  # a test claims the row yet never ran the engine: the row is not proven
-    if any(outcome not in (PASSED, NOT_APPLICABLE) for outcome in outcomes):
+    if any(outcome not in (PASSED, NOT_APPLICABLE, NOT_RUN) for outcome in outcomes):
         return SKIPPED  # skipped for no declared reason (not n/a), or any outcome that proves nothing
     if PASSED in outcomes:
-        # Any test of the row left n/a on the engine (a convention, a capability it lacks, or a
-        # reference-only test) leaves part of the row's claim unchecked there. Reference-only tests
-        # count too: some check a clause every engine must meet that the adapter protocol cannot
-        # observe (a forward refusing swapped storage). "passed" means every test ran on the engine.
-        return PARTLY if NOT_APPLICABLE in outcomes else PASSED
-    return NOT_APPLICABLE  # only n/a tests are left
+        return PASSED if all(outcome == PASSED for outcome in outcomes) else PARTLY
+    return NOT_APPLICABLE  # nothing ran: n/a checks and checks an earlier failure stopped
 
 
 @dataclass(frozen=True)
@@ -126,7 +146,18 @@ class ReportedTest:
             "repro": self.repro,
             "engine_calls": record.engine_calls,
             "reference_only": record.reference_only,
+            "clauses": record.clauses,
+            "failed_clauses": record.failed_clauses,
         }
+
+
+@dataclass(frozen=True)
+class Check:
+    """What one test checked of one row on the engine: its outcome and the category of the check."""
+
+    outcome: str
+    category: str
+    cause: str | None = None  # why it failed (the failed clause's reason or the test's failure)
 
 
 @dataclass
@@ -136,9 +167,13 @@ class RowResult:
     kind: str
     stage: str
     status: str
-    reasons: list[str]  # why it is (partly) not applicable or skipped: one per distinct skip reason
-    checks: dict[str, str]  # suite (properties, golden) -> status of that suite's tests
+    reasons: list[str]  # why it is (partly) not applicable or skipped: one per distinct reason
+    suites: dict[str, str]  # suite (properties, golden) -> status of that suite's tests
     tests: list[ReportedTest] = field(default_factory=list)
+    level: str = "contract"
+    category: str = "value"
+    engine_checks: list[Check] = field(default_factory=list)  # the row's checks that are the engine's
+    reference_checks: int = 0  # tests of the row that are the reference's own (n/a on this engine)
 
     def example_count(self) -> int:
         return sum(test.record.examples or 0 for test in self.tests)
@@ -147,21 +182,73 @@ class RowResult:
         return sum(test.record.duration for test in self.tests)
 
     def failures(self) -> list[ReportedTest]:
-        return [test for test in self.tests if test.record.outcome in (FAILED, ERROR)]
+        """The row's tests that failed for it: a failed clause of this row, or a failure outside clauses."""
+        return [
+            test for test in self.tests if test.record.outcome in (FAILED, ERROR) and charged(test, self.id)
+        ]
+
+    def causes(self) -> list[str]:
+        """Each distinct cause of the row's failed checks, in the order the tests gave them."""
+        return list(dict.fromkeys(c.cause for c in self.engine_checks if c.outcome == FAILED and c.cause))
+
+    def coverage(self) -> tuple[int, int]:
+        """(checks that ran on the engine, every check of the row): the reference's own count in the total."""
+        ran = sum(check.outcome in (PASSED, FAILED) for check in self.engine_checks)
+        return ran, len(self.engine_checks) + self.reference_checks
 
     def to_json(self) -> dict[str, Any]:
+        ran, total = self.coverage()
         return {
             "id": self.id,
             "title": self.title,
             "kind": self.kind,
             "stage": self.stage,
+            "level": self.level,
+            "category": self.category,
             "status": self.status,
             "reasons": self.reasons,
-            "checks": self.checks,
+            "causes": self.causes(),
+            "checks": self.suites,
+            "coverage": {"engine": ran, "total": total},
             "examples": self.example_count(),
             "duration": round(self.duration(), 6),
             "tests": [test.to_json() for test in self.tests],
         }
+
+
+def charged(test: ReportedTest, row_id: str) -> bool:
+    """A failed test is charged to the row: it failed outside every clause, or a clause of this row failed."""
+    failed = test.record.failed_clauses
+    return not failed or any(entry[0] == row_id for entry in failed)
+
+
+def first_line(text: str | None) -> str:
+    lines = (text or "").strip().splitlines()
+    return lines[0] if lines else "(no message)"
+
+
+def checks_of(record: Record, row_id: str, category: str) -> list[Check]:
+    """What one test checked of one row (see the module's docstring)."""
+    own = [entry for entry in record.clauses if entry[0] == row_id]
+    passed = [Check(PASSED, entry[1] or category) for entry in dict.fromkeys(map(tuple, own))]
+    if record.outcome == PASSED:
+        # a test that checks its rows clause by clause proves only the rows it recorded a clause of
+        return passed or [Check(NOT_RUN if record.clauses else PASSED, category)]
+    if record.outcome not in (FAILED, ERROR):
+        return [Check(record.outcome, category)]
+    if record.outcome == ERROR or not record.failed_clauses:
+        return [*passed, Check(FAILED, category, first_line(record.message))]
+    failed = [
+        Check(FAILED, entry[1] or category, first_line(entry[2]))
+        for entry in record.failed_clauses
+        if entry[0] == row_id
+    ]
+    return [*passed, *failed] or [Check(NOT_RUN, category)]
+
+
+def is_reference_part(record: Record, engine_is_reference: bool) -> bool:
+    """A reference-only test on another engine: the reference's own check, not the engine's."""
+    return not engine_is_reference and record.reference_only is not None and record.outcome == NOT_APPLICABLE
 
 
 def reported_test(record: Record, rerun: Rerun) -> ReportedTest:
@@ -180,14 +267,33 @@ def skip_reasons(tests: Iterable[ReportedTest]) -> list[str]:
     return reasons
 
 
-def row_reasons(status: str, tests: Sequence[ReportedTest]) -> list[str]:
-    """What a row left unverified: every skip reason of an n/a, skipped or partly verified row (for
-    the last, of its tests that did not run on the engine); nothing otherwise."""
-    if status in (NOT_APPLICABLE, SKIPPED):
-        return skip_reasons(tests)
-    if status == PARTLY:
-        return skip_reasons(t for t in tests if t.record.outcome == NOT_APPLICABLE)
-    return []
+def stopped_reasons(tests: Iterable[ReportedTest], row_id: str) -> list[str]:
+    """For each test whose check of this row did not run: it stopped at another row's failed clause, or
+    it checked other rows clause by clause and never this one."""
+    found: list[str] = []
+    for test in tests:
+        record = test.record
+        failed, own = record.failed_clauses, any(entry[0] == row_id for entry in record.clauses)
+        if record.outcome == FAILED and failed and not charged(test, row_id) and not own:
+            ids = ", ".join(dict.fromkeys(str(entry[0]) for entry in failed))
+            found.append(f"not run: {record.nodeid} stopped at the failure of {ids}")
+        elif record.outcome == PASSED and record.clauses and not own:
+            found.append(f"not run: {record.nodeid} checked no clause of this row on this engine")
+    return found
+
+
+def row_reasons(
+    status: str, tests: Sequence[ReportedTest], row_id: str, engine_is_reference: bool
+) -> list[str]:
+    """What a row left unverified on the engine: the reasons of its checks that could not run (skip
+    reasons, a stopped test) for an n/a, skipped or partly verified row; nothing otherwise. The
+    reference's own tests are named only when they are all the row has."""
+    if status not in (NOT_APPLICABLE, SKIPPED, PARTLY):
+        return []
+    engines = [t for t in tests if not is_reference_part(t.record, engine_is_reference)]
+    skipped = [t for t in engines if t.record.outcome in (NOT_APPLICABLE, SKIPPED)]
+    reasons = skip_reasons(skipped) + stopped_reasons(engines, row_id)
+    return reasons or skip_reasons(tests)
 
 
 def aggregate(
@@ -195,8 +301,9 @@ def aggregate(
     records: Iterable[Record],
     rerun: Rerun,
     deselection: bool = False,
+    engine_is_reference: bool = True,
 ) -> list[RowResult]:
-    """One RowResult per spec row, in spec order. rows need id, title, kind and stage."""
+    """One RowResult per spec row, in spec order. rows need id, title, kind, stage, level and category."""
     by_id: dict[str, list[ReportedTest]] = {}
     for record in records:
         result = reported_test(record, rerun)
@@ -204,23 +311,39 @@ def aggregate(
             by_id.setdefault(spec_id, []).append(result)
     results = []
     for row in rows:
-        tests = by_id.get(str(row["id"]), [])
-        status = row_status([t.record.outcome for t in tests], deselection)
-        checks = {
-            suite: row_status([t.record.outcome for t in tests if t.suite == suite], deselection)
+        row_id, category = str(row["id"]), str(row["category"])
+        tests = by_id.get(row_id, [])
+        engines = [t for t in tests if not is_reference_part(t.record, engine_is_reference)]
+        checks = [check for t in engines for check in checks_of(t.record, row_id, category)]
+        outcomes = [check.outcome for check in checks]
+        status = row_status(outcomes, deselection, reference_only=bool(tests) and not engines)
+        suites = {
+            suite: row_status(
+                [
+                    c.outcome
+                    for t in engines
+                    if t.suite == suite
+                    for c in checks_of(t.record, row_id, category)
+                ],
+                deselection,
+                reference_only=any(t.suite == suite for t in tests),
+            )
             for suite in SUITES
         }
-        reasons = row_reasons(status, tests)
         results.append(
             RowResult(
-                str(row["id"]),
+                row_id,
                 str(row["title"]),
                 str(row["kind"]),
                 str(row["stage"]),
                 status,
-                reasons,
-                checks,
+                row_reasons(status, tests, row_id, engine_is_reference),
+                suites,
                 tests,
+                level=str(row["level"]),
+                category=category,
+                engine_checks=checks,
+                reference_checks=len(tests) - len(engines),
             )
         )
     return results
@@ -323,6 +446,32 @@ def summarize(results: Sequence[RowResult]) -> dict[str, Any]:
     return {"rows": len(results), "by_status": by_status, "by_stage": by_stage}
 
 
+CHECK_OUTCOMES = (PASSED, FAILED, NOT_RUN, NOT_APPLICABLE, SKIPPED, NOT_EXERCISED)
+
+
+def checks_by_category(results: Sequence[RowResult]) -> dict[str, dict[str, dict[str, int]]]:
+    """level -> category -> outcome -> how many of the engine's checks of the level's rows had it."""
+    table: dict[str, dict[str, dict[str, int]]] = {}
+    for result in results:
+        by_category = table.setdefault(result.level, {})
+        for check in result.engine_checks:
+            counts = by_category.setdefault(check.category, dict.fromkeys(CHECK_OUTCOMES, 0))
+            counts[check.outcome if check.outcome in counts else FAILED] += 1
+    return {
+        level: dict(sorted(table[level].items(), key=lambda i: CATEGORIES.index(i[0])))
+        for level in LEVELS
+        if level in table
+    }
+
+
+def level_verdict(results: Sequence[RowResult], level: str) -> str:
+    """passed, failed (some row of the level is not accepted) or nothing verified, for one level alone."""
+    chosen = [result for result in results if result.level == level]
+    if any(result.status not in ACCEPTED for result in chosen):
+        return FAILED
+    return PASSED if any(result.status in VERIFIED for result in chosen) else NOTHING
+
+
 @dataclass
 class Report:
     """Everything `contracts verify` prints, in any format."""
@@ -338,10 +487,16 @@ class Report:
     collection_errors: list[dict[str, str]]
     pytest_exit_code: int
     duration: float
+    level: str = LEVELS[-1]  # the level the engine is judged at: its rows and those below decide
+
+    def claimed(self) -> list[RowResult]:
+        """The rows of the claimed level and the levels below it."""
+        judged = levels_up_to(self.level)
+        return [row for row in self.rows if row.level in judged]
 
     def problems(self) -> list[str]:
-        """Why the run is not clean, one line each (empty: every applicable row passed)."""
-        lines = [f"{row.id}: {row.status}" for row in self.rows if row.status not in ACCEPTED]
+        """Why the run is not clean at the claimed level, one line each (empty: every claimed row passed)."""
+        lines = [f"{row.id}: {row.status}" for row in self.claimed() if row.status not in ACCEPTED]
         lines += [
             f"{test.record.nodeid}: {test.record.outcome}"
             for test in self.other_tests
@@ -365,8 +520,23 @@ class Report:
         ]
 
     def verified_any(self) -> bool:
-        """Some row passed or failed: some test ran against the engine (a green run proves something)."""
-        return any(row.status in VERIFIED for row in self.rows)
+        """Some claimed row passed or failed: some test ran against the engine (green proves something)."""
+        return any(row.status in VERIFIED for row in self.claimed())
+
+    def levels(self) -> dict[str, Any]:
+        """Per level: its own verdict (its rows alone), its rows by status and its checks by category."""
+        checks = checks_by_category(self.rows)
+        found: dict[str, Any] = {}
+        for level in LEVELS:
+            rows = [row for row in self.rows if row.level == level]
+            if rows:
+                found[level] = {
+                    "verdict": level_verdict(rows, level),
+                    "claimed": level in levels_up_to(self.level),
+                    "rows": summarize(rows)["by_status"],
+                    "checks": checks.get(level, {}),
+                }
+        return found
 
     def pytest_crashed(self) -> bool:
         """pytest's own exit code says more than 'some tests failed' (1) or 'none collected' (5)."""
@@ -391,6 +561,8 @@ class Report:
             "profile": self.profile,
             "workers": self.workers,
             "selection": self.selection,
+            "level": self.level,
+            "levels": self.levels(),
             "summary": summarize(self.rows),
             "exit_code": self.exit_code(),
             "problems": self.problems(),

@@ -28,10 +28,12 @@ import contracts.verify.profiles as profiles
 from contracts.engines import selected_name
 from contracts.spec import SpecError, SpecRow, load_rows, spec_dir
 from contracts.verify.records import Record
-from contracts.verify.report import Report, Rerun, aggregate, reported_test, unknown_ids
+from contracts.verify.report import LEVELS, Report, Rerun, aggregate, reported_test, unknown_ids
 from pytest_contracts import DEPTH, IMPL, SAMPLES, TIMEOUT
 
 SUITE_DIRS = ("properties", "golden")
+# the reference implementation's own adapter: on it the reference-only tests are the engine's checks
+REFERENCE_TARGET = "contracts.engines.reference:ReferenceEngine"
 EXIT_USAGE = 2  # the run could not start: unknown engine, missing extra, no suite
 EXIT_PYTEST = 3  # pytest itself failed (internal or usage error): no results
 LOG_TAIL = 40
@@ -64,6 +66,7 @@ class VerifyOptions:
     quick: bool = False  # a smaller deep graph (QUICK_DEPTH nodes); the CLI also picks the quick profile
     seed: int | None = None
     timeout: str | None = None  # seconds a test may run before it fails (a hanging engine); None: no limit
+    level: str = LEVELS[-1]  # the level the engine is judged at (its rows and those below decide)
     pytest_args: list[str] = field(default_factory=list)
 
 
@@ -392,7 +395,11 @@ def verify(options: VerifyOptions) -> Report:
     check_ran(impl, results.get("impl"), options.pytest_args)
     records = [Record.from_json(item) for item in results["tests"]]
     selected_rows = [row for row in rows if chosen(row.id, prefixes)]
-    row_like = [{"id": r.id, "title": r["title"], "kind": r.kind, "stage": r.stage} for r in selected_rows]
+    keys = ("title", "level", "category")
+    row_like = [
+        {"id": r.id, "kind": r.kind, "stage": r.stage, **{k: r[k] for k in keys}} for r in selected_rows
+    ]
+    engine_is_reference = declared["engine"]["target"] == REFERENCE_TARGET
     rerun = rerun_of(options, impl, root, environ)
     return Report(
         engine=declared["engine"],
@@ -405,10 +412,11 @@ def verify(options: VerifyOptions) -> Report:
             "quick": quick_note(options),
             "seed": options.seed,
         },
-        rows=aggregate(row_like, records, rerun, deselection=bool(options.keyword)),
+        rows=aggregate(row_like, records, rerun, bool(options.keyword), engine_is_reference),
         other_tests=[reported_test(record, rerun) for record in records if not record.spec_ids],
         unknown_ids=unknown_ids((r.id for r in rows), records),
         collection_errors=list(results.get("collection_errors", [])),
         pytest_exit_code=code,
         duration=time.monotonic() - started,
+        level=options.level,
     )

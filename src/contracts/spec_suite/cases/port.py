@@ -19,6 +19,7 @@ from contracts.engines import Engine
 from contracts.engines.modules import ModuleUnsupported, ParameterIdentity, SizeUnsupported
 from contracts.spec import SpecRow
 from contracts.spec_suite.cases.stage08 import DEFAULT_WIDTHS
+from contracts.verify.clauses import ClauseError, clause
 
 MODEL = "mlp"  # the seeds' model name: mlp.fc1.weight[2,1] (S07.rule.parameter-identity)
 LAYER = "fc1"  # a lone Linear's layer name
@@ -85,6 +86,31 @@ def numpy_mlp(state: dict[str, np.ndarray], x: np.ndarray, layers: int, model: s
     return out
 
 
+# The row each module's logical names belong to: a lookup by a name the engine does not give fails there
+NAMING_ROWS = {"embedding": "S05.rule.embedding-shapes", "mlp": "S07.rule.parameter-identity"}
+NAMING_ROWS |= {"block": "S08.rule.gain-seal"}
+
+
+class NamedState(dict[str, np.ndarray]):
+    """module_state's values by logical name; a name the engine does not give fails as the naming row's
+    clause, naming the names it did give (never a KeyError that every row of the test would share)."""
+
+    def __init__(self, state: dict[str, np.ndarray], naming_row: str) -> None:
+        super().__init__(state)
+        self.naming_row = naming_row
+
+    def __missing__(self, name: str) -> np.ndarray:
+        given = ", ".join(sorted(self)) or "none"
+        raise ClauseError(
+            self.naming_row, "identity", f"the engine names no parameter {name!r}; it gave: {given}"
+        )
+
+
+def named_state(engine: Engine, module: Any, kind: str) -> NamedState:
+    """The engine's module_state, looked up by the spec's logical names (kind: embedding, mlp, block)."""
+    return NamedState(engine.module_state(module), NAMING_ROWS[kind])
+
+
 def identity_changes(before: Sequence[ParameterIdentity], after: Sequence[ParameterIdentity]) -> list[str]:
     """The suite's own seal check: names of parameters whose holders or storage differ (or that
     appeared, vanished or moved)."""
@@ -148,20 +174,22 @@ def attempt(engine: Engine, case: dict[str, Any]) -> Any:
 
 
 def refused_when_built(engine: Engine, spec_row: SpecRow, case: dict[str, Any]) -> None:
-    """Building the block raises an engine exception that the adapter maps onto the row's family."""
-    try:
-        attempt(engine, case)
-    except Exception as error:
-        raised: Exception | None = error
-    else:
-        raised = None
-    if raised is None:
-        pytest.fail(
-            f"{spec_row.id}: {engine.name} built the block for {case}; spec says {spec_row['exception']} "
-            f"at {spec_row['blocked_at']}"
+    """Building the block raises an engine exception that the adapter maps onto the row's family; else
+    the row's refusal clause fails saying the engine built it."""
+    with clause(spec_row.id, "refusal"):
+        try:
+            attempt(engine, case)
+        except Exception as error:
+            raised: Exception | None = error
+        else:
+            raised = None
+        if raised is None:
+            raise AssertionError(
+                f"{engine.name} built the block for {case}; spec says {spec_row['exception']} "
+                f"at {spec_row['blocked_at']}"
+            )
+        family = engine.error_family(raised)
+        assert spec_row["exception"] == family, (
+            f"engine raised {type(raised).__name__}({raised}), which maps to {family}; "
+            f"spec says {spec_row['exception']}"
         )
-    family = engine.error_family(raised)
-    assert spec_row["exception"] == family, (
-        f"{spec_row.id}: engine raised {type(raised).__name__}({raised}), which maps to {family}; "
-        f"spec says {spec_row['exception']}"
-    )

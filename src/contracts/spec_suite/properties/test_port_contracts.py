@@ -18,7 +18,14 @@ from contracts.core.init import InitSpec
 from contracts.engines import Engine
 from contracts.spec import SpecRow, evaluate
 from contracts.spec_suite import strategies as s
-from contracts.spec_suite.cases.port import LAYER, MODEL, build, build_or_reject, identity_changes
+from contracts.spec_suite.cases.port import (
+    LAYER,
+    MODEL,
+    build,
+    build_or_reject,
+    identity_changes,
+    named_state,
+)
 from contracts.spec_suite.cases.stage07 import sample_variance, spec_value, tolerance
 from contracts.spec_suite.properties.test_stage07_init import CHECKS, FALSE_FAILURE, OUTPUT_SEEDS
 from contracts.spec_suite.spec_rows import assert_engine_gives, assert_refused_as, params, require, row
@@ -63,11 +70,11 @@ def test_port_forward_refuses_a_wrong_input_width(engine: Engine, case: dict[str
     if width < 1:
         return
     module = build_or_reject(engine, lambda: engine.module_mlp(widths, True))
-    before = engine.module_state(module)
+    before = named_state(engine, module, "mlp")
     identities = engine.module_identities(module) if engine.lacks("module.identity") is None else None
     bad = np.resize(x, (len(x), width))
     assert_refused_as(engine, row("S07.fail.input-width"), lambda: engine.module_forward(module, bad))
-    after = engine.module_state(module)
+    after = named_state(engine, module, "mlp")
     assert list(before) == list(after)
     for name, values in before.items():
         np.testing.assert_array_equal(values, after[name])
@@ -90,14 +97,14 @@ def test_port_linear_dot_value_and_weight_gradient(engine: Engine, x: list[float
     require(engine, "module.identity", "S07.gradient.linear-dot")
     spec_row = row("S07.gradient.linear-dot")
     module = build(engine, lambda: engine.module_linear(2, 1, False))
-    (w0, w1), inputs = engine.module_state(module)[f"{LAYER}.weight"][0], np.array([x])
+    (w0, w1), inputs = named_state(engine, module, "mlp")[f"{LAYER}.weight"][0], np.array([x])
     bindings = {"x0": x[0], "x1": x[1], "w0": float(w0), "w1": float(w1), "g": 1.0}
     y = engine.module_forward(module, inputs)
     assert_engine_gives(
         evaluate(spec_row["forward"], bindings), float(y[0, 0]), rel=1e-12, abs=1e-12, what="y"
     )
     engine.module_sgd_step(module, inputs, LEARNING_RATE)
-    moved = (np.array([w0, w1]) - engine.module_state(module)[f"{LAYER}.weight"][0]) / LEARNING_RATE
+    moved = (np.array([w0, w1]) - named_state(engine, module, "mlp")[f"{LAYER}.weight"][0]) / LEARNING_RATE
     expected = [evaluate(spec_row["grads"][name], bindings) for name in ("w0", "w1")]
     assert_engine_gives(expected, moved.tolist(), rel=1e-9, abs=1e-12, what="∂y/∂w")
 
@@ -141,7 +148,7 @@ def test_port_init_depends_only_on_seed_and_position(
         module = build_or_reject(
             engine, lambda: engine.module_mlp(sizes, False, InitSpec(distribution, 1.0, at))
         )
-        return engine.module_state(module)
+        return named_state(engine, module, "mlp")
 
     first = weights(widths)
     again = weights(widths)

@@ -29,6 +29,7 @@ from contracts.spec_suite.cases.port import (
     input_array,
     layer_names,
     layer_shapes,
+    named_state,
     numpy_mlp,
 )
 from contracts.spec_suite.cases.stage07 import (
@@ -41,6 +42,7 @@ from contracts.spec_suite.cases.stage07 import (
     tolerance,
 )
 from contracts.spec_suite.spec_rows import require, row
+from contracts.verify.clauses import each_clause
 
 BIAS = pytest.mark.parametrize("use_bias", [False, True], ids=["no-bias", "bias"])
 
@@ -85,14 +87,17 @@ def test_port_mlp_parameters_names_and_distinct_storage(
     widths = [symbols["Cin"], symbols["Chid"], symbols["Cout"]]
     module = mlp(engine, widths, use_bias)
     reported = engine.module_parameters(module)
-    assert layer_names(widths, use_bias) == [info.name for info in reported]
-    assert layer_shapes(widths, use_bias) == [info.shape for info in reported]
-    assert evaluate(spec_row["expr"], symbols) == sum(info.count for info in reported)
-    if engine.lacks("module.identity") is None:
-        storage = [key for item in engine.module_identities(module) for key in item.storage]
-        objects = {item.name: item.objects for item in engine.module_identities(module)}
-        assert len(set(storage)) == len(storage)
-        assert len(objects) == len(reported)
+    with each_clause() as check:
+        with check("S07.params.mlp"):  # the count: right whatever the engine calls its tensors
+            assert evaluate(spec_row["expr"], symbols) == sum(info.count for info in reported)
+        with check("S07.rule.parameter-identity"):  # the names and the distinct storage
+            assert layer_names(widths, use_bias) == [info.name for info in reported]
+            assert layer_shapes(widths, use_bias) == [info.shape for info in reported]
+            if engine.lacks("module.identity") is None:
+                storage = [key for item in engine.module_identities(module) for key in item.storage]
+                objects = {item.name: item.objects for item in engine.module_identities(module)}
+                assert len(set(storage)) == len(storage)
+                assert len(objects) == len(reported)
 
 
 @pytest.mark.spec("S07.params.bias-delta")
@@ -119,7 +124,7 @@ def test_port_mlp_forward_matches_numpy(engine: Engine, use_bias: bool, case: di
     widths, x = case["widths"], case["x"]
     module = mlp(engine, widths, use_bias)
     output = engine.module_forward(module, x)
-    expected = numpy_mlp(engine.module_state(module), x, len(widths) - 1, MODEL)
+    expected = numpy_mlp(named_state(engine, module, "mlp"), x, len(widths) - 1, MODEL)
     assert (len(x), widths[-1]) == output.shape
     np.testing.assert_allclose(output, expected, rtol=1e-9, atol=1e-12)
 
@@ -150,7 +155,7 @@ def test_port_init_sample_variance(
     for seed, gain in SEEDS_AND_GAINS:
         target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=FAN_IN))
         module = linear(engine, FAN_IN, rows, False, InitSpec(distribution, gain, seed, role))
-        draws = engine.module_state(module)[f"{LAYER}.weight"].ravel().tolist()
+        draws = named_state(engine, module, "mlp")[f"{LAYER}.weight"].ravel().tolist()
         observed = sample_variance(draws)
         bound = tolerance(distribution, target, statistical_samples, CHECKS, FALSE_FAILURE)
         assert abs(observed - target) <= bound, f"seed {seed}, gain {gain}: s² = {observed}, target {target}"
@@ -167,7 +172,7 @@ def test_port_mlp_layer_roles(engine: Engine, distribution: str, statistical_sam
     widths = [FAN_IN, statistical_samples // FAN_IN, FAN_IN]  # each weight holds n draws
     for seed, gain in SEEDS_AND_GAINS:
         spec = InitSpec(distribution, gain, seed)
-        state = engine.module_state(mlp(engine, widths, False, spec))
+        state = named_state(engine, mlp(engine, widths, False, spec), "mlp")
         for index, role in enumerate(LAYER_ROLES):
             target = float(spec_value(VARIANCE_ROW[role], gain=gain, Cin=widths[index]))
             draws = state[f"{MODEL}.fc{index + 1}.weight"].ravel().tolist()
@@ -192,16 +197,16 @@ def test_port_identity_survives_forward_and_sgd(engine: Engine, use_bias: bool, 
     require(engine, "module.mlp", "S07.rule.forward-contract")
     widths, x = case["widths"], case["x"]
     module = mlp(engine, widths, use_bias)
-    before, values = engine.module_identities(module), engine.module_state(module)
+    before, values = engine.module_identities(module), named_state(engine, module, "mlp")
     engine.module_forward(module, x)
     assert [] == identity_changes(before, engine.module_identities(module))
-    after_forward = engine.module_state(module)
+    after_forward = named_state(engine, module, "mlp")
     assert list(values) == list(after_forward)
     for name, data in values.items():
         np.testing.assert_array_equal(data, after_forward[name])
     engine.module_sgd_step(module, x, LEARNING_RATE)
     assert [] == identity_changes(before, engine.module_identities(module))
-    updated = engine.module_state(module)
+    updated = named_state(engine, module, "mlp")
     np.testing.assert_allclose(
         numpy_mlp(updated, x, len(widths) - 1, MODEL), engine.module_forward(module, x), rtol=1e-9, atol=1e-12
     )
@@ -224,7 +229,7 @@ def test_port_linear_forward_is_x_times_w_transposed(
     require(engine, "module.linear", "S07.rule.weight-layout")
     (c_in, c_out), x = case["widths"], case["x"]
     module = linear(engine, c_in, c_out, use_bias)
-    state = engine.module_state(module)
+    state = named_state(engine, module, "mlp")
     weight = state[f"{LAYER}.weight"]
     bias = state[f"{LAYER}.bias"] if use_bias else np.zeros(c_out)
     output = engine.module_forward(module, x)
@@ -244,9 +249,9 @@ def test_port_sgd_step_on_a_linear_is_exact(engine: Engine, use_bias: bool, case
     (c_in, c_out), x = case["widths"], case["x"]
     module = linear(engine, c_in, c_out, use_bias)
     for step in (1, 2):
-        before = engine.module_state(module)
+        before = named_state(engine, module, "mlp")
         engine.module_sgd_step(module, x, LEARNING_RATE)
-        after = engine.module_state(module)
+        after = named_state(engine, module, "mlp")
         expected = before[f"{LAYER}.weight"] - LEARNING_RATE * np.broadcast_to(x.sum(axis=0), (c_out, c_in))
         np.testing.assert_allclose(
             after[f"{LAYER}.weight"], expected, rtol=1e-12, atol=1e-12, err_msg=f"weight after step {step}"
@@ -288,12 +293,25 @@ def test_port_replaced_storage_is_detected(
 @given(case=s.mlp_run())
 def test_port_mlp_graph_nodes_equal_the_plan(engine: Engine, use_bias: bool, case: dict[str, Any]) -> None:
     """Nodes one forward creates, counted by walking the engine's graph, equal the spec's Stage 07
-    formula (G_linear per layer + G_ReLU per hidden width) for the same widths and tokens."""
+    formula (G_linear per layer + G_ReLU per hidden width) for the same widths and tokens; the ReLUs'
+    share (the model's nodes less its Linears', each counted on its own) is G_ReLU's, so a miscounted
+    Linear fails the model's row, not the ReLU's."""
     require(engine, "module.graph-count", "S07.cost.mlp")
     require(engine, "module.mlp", "S07.cost.mlp")
     widths, x = case["widths"], case["x"]
-    module = mlp(engine, widths, use_bias)
-    assert spec_model_cost(widths, len(x), use_bias) == engine.module_graph_nodes(module, x)
+    nodes = engine.module_graph_nodes(mlp(engine, widths, use_bias), x)
+    with each_clause() as check:
+        # the ReLUs' nodes: the model's less its Linears' own, each counted alone
+        if len(widths) > 2 and engine.lacks("module.linear", "S07.cost.relu") is None:
+            linears = sum(
+                engine.module_graph_nodes(linear(engine, c_in, c_out, use_bias), input_array(len(x), c_in))
+                for c_in, c_out in itertools.pairwise(widths)
+            )
+            relus = sum(int(spec_value("S07.cost.relu", T=len(x), Chid=width)) for width in widths[1:-1])
+            with check("S07.cost.relu"):
+                assert relus == nodes - linears
+        with check("S07.cost.mlp"):
+            assert spec_model_cost(widths, len(x), use_bias) == nodes
 
 
 @BIAS

@@ -29,6 +29,7 @@ from contracts.spec_suite.cases.port import (
     build_or_reject,
     identity_changes,
     input_array,
+    named_state,
     numpy_block,
     numpy_norm,
     refused_when_built,
@@ -106,7 +107,7 @@ def test_port_block_forward_is_x_plus_mlp_of_rms_norm(
     x = np.array(data.draw(s.input_rows(tokens, widths[0])), dtype=np.float64)
     output = engine.module_forward(module, x)
     assert (tokens, widths[0]) == output.shape
-    expected = numpy_block(engine.module_state(module), x, case["eps"], len(widths) - 1)
+    expected = numpy_block(named_state(engine, module, "block"), x, case["eps"], len(widths) - 1)
     np.testing.assert_allclose(output, expected, rtol=1e-9, atol=1e-9)
 
 
@@ -144,7 +145,7 @@ def test_port_gains_come_first_distinct_and_kept_by_forwards(
     names = [name for info in reported for name in scalar_names(info.name, info.shape)]
     assert [f"{GAIN}[{i}]" for i in range(widths[0])] == names[: widths[0]]
     assert [] == [name for name in names[widths[0] :] if not name.startswith(f"{BLOCK_MLP}.")]
-    before, values = engine.module_identities(module), engine.module_state(module)
+    before, values = engine.module_identities(module), named_state(engine, module, "block")
     storage = [key for item in before for key in item.storage]
     count = spec_block_parameters(widths, case["use_bias"])
     assert (count, count) == (len(set(names)), len(set(storage)))
@@ -152,7 +153,7 @@ def test_port_gains_come_first_distinct_and_kept_by_forwards(
     for _ in range(repeats):
         engine.module_forward(module, x)
         assert [] == identity_changes(before, engine.module_identities(module))
-        now = engine.module_state(module)
+        now = named_state(engine, module, "block")
         assert [] == [name for name in values if not np.array_equal(values[name], now[name])]
 
 
@@ -216,11 +217,11 @@ def test_port_forward_leaves_every_gain_as_it_was(
     require(engine, "module.identity", "S08.fail.gain-state")
     module = block(engine, case)
     randomize(engine, module, data)
-    before, values = engine.module_identities(module), engine.module_state(module)
+    before, values = engine.module_identities(module), named_state(engine, module, "block")
     x = np.array(data.draw(s.input_rows(case["tokens"], case["widths"][0])), dtype=np.float64)
     engine.module_forward(module, x)
     engine.module_forward(module, x)
-    after = engine.module_state(module)
+    after = named_state(engine, module, "block")
     assert [] == identity_changes(before, engine.module_identities(module))
     assert [] == [name for name in values if not np.array_equal(values[name], after[name])]
 
