@@ -171,6 +171,23 @@ def excess(actual: Array, exact: Array, scale: Array, k: float) -> float:
     return float(np.max(np.abs(actual - exact) / allowed, initial=0.0))
 
 
+def assert_within_bound(actual: Array, exact: Array, scale: Array, k: float, inputs: Any) -> None:
+    """excess(...) <= 1, or an assertion that says how far: the worst error as a multiple of the bound,
+    the error and the bound there, where it is, and the inputs that gave it."""
+    ratio = excess(actual, exact, scale, k)
+    if ratio <= 1.0:
+        return
+    actual = np.asarray(actual, dtype=np.float64)
+    allowed = k * EPS64 * np.broadcast_to(np.asarray(scale, dtype=np.float64), actual.shape) + k * TINY
+    errors = np.where(np.isfinite(actual), np.abs(actual - exact), np.inf) / allowed
+    worst = np.unravel_index(int(np.argmax(errors)), actual.shape) if actual.shape else ()
+    raise AssertionError(
+        f"worst error is {ratio:.3g} times the bound (K = {k:g}) at element {tuple(map(int, worst))}: "
+        f"engine gave {float(actual[worst])!r}, exact {float(np.asarray(exact)[worst])!r}, "
+        f"bound {float(allowed[worst]):.3g}; inputs {np.asarray(inputs).tolist()}"
+    )
+
+
 # ---------------------------------------------------------------- the naive compositions
 
 
