@@ -233,3 +233,15 @@ def test_each_clause_runs_every_check_and_reports_every_failure() -> None:
     with pytest.raises(ClauseError), each_clause() as check, check("S.a"):
         raise AssertionError("only one")
     assert [] == failed_clauses(ValueError("not a clause"))
+
+
+def test_a_failed_clause_of_a_row_the_test_does_not_name_fails_every_row_it_names() -> None:
+    """A clause naming a row outside the test's markers cannot hide the failure: it is charged to all."""
+    failed = record(
+        SHARED,
+        ["S.cost.model", "S.cost.relu"],
+        "failed",
+        message="m",
+        failed_clauses=[["X.other", None, "boom"]],
+    )
+    assert ("failed", "failed") == tuple(v[0] for v in verdicts([failed]).values())

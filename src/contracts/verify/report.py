@@ -216,9 +216,15 @@ class RowResult:
         }
 
 
+def attributed(record: Record) -> list[list[str | None]]:
+    """The failed clauses of rows the test names: a clause of a row it does not name cannot take the
+    failure away from the rows it does (the failure then belongs to all of them)."""
+    return [entry for entry in record.failed_clauses if entry[0] in record.spec_ids]
+
+
 def charged(test: ReportedTest, row_id: str) -> bool:
-    """A failed test is charged to the row: it failed outside every clause, or a clause of this row failed."""
-    failed = test.record.failed_clauses
+    """A failed test is charged to the row: it failed outside its rows' clauses or in this row's."""
+    failed = attributed(test.record)
     return not failed or any(entry[0] == row_id for entry in failed)
 
 
@@ -236,7 +242,7 @@ def checks_of(record: Record, row_id: str, category: str) -> list[Check]:
         return passed or [Check(NOT_RUN if record.clauses else PASSED, category)]
     if record.outcome not in (FAILED, ERROR):
         return [Check(record.outcome, category)]
-    if record.outcome == ERROR or not record.failed_clauses:
+    if record.outcome == ERROR or not attributed(record):
         return [*passed, Check(FAILED, category, first_line(record.message))]
     failed = [
         Check(FAILED, entry[1] or category, first_line(entry[2]))
@@ -273,7 +279,7 @@ def stopped_reasons(tests: Iterable[ReportedTest], row_id: str) -> list[str]:
     found: list[str] = []
     for test in tests:
         record = test.record
-        failed, own = record.failed_clauses, any(entry[0] == row_id for entry in record.clauses)
+        failed, own = attributed(record), any(entry[0] == row_id for entry in record.clauses)
         if record.outcome == FAILED and failed and not charged(test, row_id) and not own:
             ids = ", ".join(dict.fromkeys(str(entry[0]) for entry in failed))
             found.append(f"not run: {record.nodeid} stopped at the failure of {ids}")
