@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
-import pytest
 
 import contracts.core.errors
 from contracts.core.value import CountingValue, Value
 from contracts.spec import SpecRow
 from contracts.tensor import reset_node_counter
+from contracts.verify.clauses import clause
 
 
 class CountingInitializer:
@@ -71,17 +71,22 @@ def assert_refused(row: SpecRow, attempt: Attempt) -> None:
     counter = CountingValue.reset()
     tensor_counter = reset_node_counter()
     expected = exception_type(row["exception"])
-    with pytest.raises(expected) as raised:
-        attempt.action()
-    assert expected is type(raised.value), f"{row.id}: raised {type(raised.value).__name__}"
-    assert re.search(row["message"], str(raised.value)), (
-        f"{row.id}: message {str(raised.value)!r} does not match {row['message']!r}"
-    )
-    message = str(raised.value)
-    if attempt.offending is not NOT_GIVEN:
-        assert repr(attempt.offending) in message, f"{row.id}: message does not name {attempt.offending!r}"
-        if expected is TypeError:
-            assert f"({type(attempt.offending).__name__})" in message, f"{row.id}: message lacks the type"
+    with clause(row.id, "refusal"):
+        try:
+            result = attempt.action()
+        except Exception as error:
+            raised: Exception = error
+        else:
+            raise AssertionError(f"accepted and returned {result!r:.200}; spec says {expected.__name__}")
+        assert expected is type(raised), (
+            f"raised {type(raised).__name__}({raised}); spec says {expected.__name__}"
+        )
+        message = str(raised)
+        assert re.search(row["message"], message), f"message {message!r} does not match {row['message']!r}"
+        if attempt.offending is not NOT_GIVEN:
+            assert repr(attempt.offending) in message, f"message does not name {attempt.offending!r}"
+            if expected is TypeError:
+                assert f"({type(attempt.offending).__name__})" in message, "message lacks the type"
     readings = {
         "operations": counter.operations,
         # a graph node is a scalar operation node or a Tensor op result, whichever engine the row is about
@@ -96,5 +101,6 @@ def assert_refused(row: SpecRow, attempt: Attempt) -> None:
             before != grad_state(item) for before, item in zip(gradient_state, attempt.gradients, strict=True)
         ),
     }
-    for probe in row["probes"]:
-        assert readings[probe] == 0, f"{row.id}: probe {probe} read {readings[probe]} after the raise"
+    with clause(row.id, "side-effects"):
+        for probe in row["probes"]:
+            assert readings[probe] == 0, f"probe {probe} read {readings[probe]} after the raise"
