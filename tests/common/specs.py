@@ -19,6 +19,8 @@ id = "{row_id}"
 kind = "formula"
 title = "a formula"
 origin = "decision"
+level = "contract"
+category = "cost"
 expr = "{expr}"
 symbols = {{ K = {{ min = 1, max = 3 }} }}
 compared_with = ["planner"]

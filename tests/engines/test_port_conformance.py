@@ -33,7 +33,7 @@ EXPECTED = {
     },
     # a forward that swaps storage: the forward contract, the update between forwards, the seal
     "ForwardReplacesParameter": {
-        "S07.rule.forward-contract",
+        "S07.rule.forward-leaves-parameters",
         "S07.rule.optimizer-update",
         "S07.rule.seal-current-storage",
     },

@@ -22,6 +22,7 @@ HEAD = '[meta]\nstage = "99"\ntitle = "hostile"\nseed = "none"\n'
 def formula(expr: str, where: str = "{ K = 2 }", row_id: str = "X99.cost.dot") -> str:
     return (
         f'{HEAD}\n[[rows]]\nid = "{row_id}"\nkind = "formula"\ntitle = "f"\norigin = "decision"\n'
+        f'level = "contract"\ncategory = "cost"\n'
         f'expr = "{expr}"\nsymbols = {{ K = {{ min = 1, max = 3 }} }}\ncompared_with = ["planner"]\n'
         f"examples = [{{ where = {where}, value = 3 }}]\n"
     )
@@ -81,17 +82,17 @@ HOSTILE = [
     ),
     pytest.param(
         {"a.toml": VALID + ".".join(["k"] * 20000) + " = 1\n"},
-        r"a\.toml: line 15: a dotted key of 20000 parts \(at most 8\)$",
+        r"a\.toml: line 17: a dotted key of 20000 parts \(at most 8\)$",
         id="dotted-key-of-20000-parts",
     ),
     pytest.param(
         {"a.toml": VALID + "deep = " + "[" * 500 + "]" * 500 + "\n"},
-        r"a\.toml: line 15: brackets nested more than 32 deep$",
+        r"a\.toml: line 17: brackets nested more than 32 deep$",
         id="arrays-500-deep",
     ),
     pytest.param(  # tomllib recurses per inline table: 3000 deep would escape as a RecursionError
         {"a.toml": VALID + "deep = " + "{b = " * 3000 + "1" + "}" * 3000 + "\n"},
-        r"a\.toml: line 15: brackets nested more than 32 deep$",
+        r"a\.toml: line 17: brackets nested more than 32 deep$",
         id="inline-tables-3000-deep",
     ),
     pytest.param(

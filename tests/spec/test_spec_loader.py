@@ -121,6 +121,8 @@ id = "X99.contract.c"
 kind = "contract"
 title = "c"
 origin = "seed"
+level = "refusals"
+category = "refusal"
 blocked_at = "somewhere"
 enforced_by = ["X99.cost.dot", "X99.fail.missing"]
 """
@@ -138,6 +140,8 @@ id = "X99.grad.pow"
 kind = "gradient"
 title = "pow"
 origin = "decision"
+level = "values"
+category = "gradient"
 op = "pow"
 forward = "x * k"
 grads = {{ x = "g * k * {extra}" }}
@@ -181,6 +185,8 @@ BASE_ROWS: list[dict[str, Any]] = [
         "kind": "formula",
         "title": "a formula",
         "origin": "decision",
+        "level": "contract",
+        "category": "cost",
         "seed": "f = 2K - 1",
         "note": "why",
         "expr": "2*K - exp(0)",
@@ -193,6 +199,8 @@ BASE_ROWS: list[dict[str, Any]] = [
         "kind": "failure",
         "title": "a failure",
         "origin": "seed",
+        "level": "refusals",
+        "category": "refusal",
         "blocked_at": "construction",
         "exception": "ShapeError",
         "message": "width",
@@ -204,6 +212,8 @@ BASE_ROWS: list[dict[str, Any]] = [
         "kind": "contract",
         "title": "a contract",
         "origin": "seed",
+        "level": "refusals",
+        "category": "refusal",
         "blocked_at": "construction",
         "enforced_by": ["X99.fail.f"],
     },
@@ -212,13 +222,23 @@ BASE_ROWS: list[dict[str, Any]] = [
         "kind": "gradient",
         "title": "a gradient",
         "origin": "decision",
+        "level": "values",
+        "category": "gradient",
         "op": "mul",
         "forward": "a * k",
         "grads": {"a": "g * k * exp(0)"},
         "domain": {"a": {"min": -1, "max": 1, "type": "float"}},
         "constants": {"k": {"min": 1, "max": 2}},
     },
-    {"id": "X99.rule.r", "kind": "rule", "title": "a rule", "origin": "decision", "statement": "it holds"},
+    {
+        "id": "X99.rule.r",
+        "kind": "rule",
+        "title": "a rule",
+        "origin": "decision",
+        "level": "values",
+        "category": "value",
+        "statement": "it holds",
+    },
 ]
 ROW_AT = {row["kind"]: index for index, row in enumerate(BASE_ROWS)}
 
@@ -273,7 +293,18 @@ def row_case(kind: str, field: str, value: Any, message: str, case_id: str) -> A
 
 
 REQUIRED = {
-    "formula": ["id", "kind", "title", "origin", "expr", "symbols", "compared_with", "examples"],
+    "formula": [
+        "id",
+        "kind",
+        "title",
+        "origin",
+        "level",
+        "category",
+        "expr",
+        "symbols",
+        "compared_with",
+        "examples",
+    ],
     "failure": ["blocked_at", "exception", "message", "late_effect", "probes"],
     "contract": ["blocked_at", "enforced_by"],
     "gradient": ["op", "forward", "grads", "domain"],
@@ -282,6 +313,8 @@ REQUIRED = {
 ENUMS = [
     ("formula", "kind", "poem", "/kind: 'poem' is not one of"),
     ("formula", "origin", "rumour", "/origin: 'rumour' is not one of"),
+    ("formula", "level", "optional", "/level: 'optional' is not one of"),
+    ("formula", "category", "speed", "/category: 'speed' is not one of"),
     ("failure", "exception", "KeyError", "/exception: 'KeyError' is not one of"),
     ("failure", "probes", ["memory"], "/probes/0: 'memory' is not one of"),
     ("formula", "compared_with", ["oracle"], "/compared_with/0: 'oracle' is not one of"),
@@ -399,6 +432,8 @@ def with_precedence(order: list[str], unordered: list[list[str]]) -> Edit:
                 "kind": "precedence",
                 "title": "an order",
                 "origin": "decision",
+                "level": "contract",
+                "category": "order",
                 "entry": "somewhere",
                 "order": order,
                 "unordered": unordered,

@@ -150,6 +150,8 @@ FORMULA: dict[str, Any] = {
     "kind": "formula",
     "title": "t",
     "origin": "decision",
+    "level": "contract",
+    "category": "cost",
     "expr": "K + 1",
     "symbols": {"K": {"min": 1, "max": 9}},
     "compared_with": ["planner"],
@@ -407,6 +409,8 @@ def test_catalog_drops_and_counts(tmp_path: Path) -> None:
         "kind": "gradient",
         "title": "t",
         "origin": "decision",
+        "level": "values",
+        "category": "gradient",
         "op": "cube",
         "forward": "x * x * x",
         "grads": {"x": "g * x * x"},
@@ -447,6 +451,8 @@ id = "X.cost.odd"
 kind = "formula"
 title = "the K-th odd number"
 origin = "decision"
+level = "contract"
+category = "cost"
 expr = "2 * K - 1"
 symbols = { K = { min = 1, max = 9 } }
 compared_with = ["planner"]
@@ -457,6 +463,8 @@ id = "X.rule.untested"
 kind = "rule"
 title = "no test names it"
 origin = "decision"
+level = "values"
+category = "value"
 statement = "-"
 examples = [{ n = 1 }]
 """

@@ -168,6 +168,8 @@ id = "X.cost.odd"
 kind = "formula"
 title = "the K-th odd number"
 origin = "decision"
+level = "contract"
+category = "cost"
 expr = "2 * K - 1"
 symbols = { K = { min = 1, max = 9 } }
 compared_with = ["planner"]

@@ -87,6 +87,22 @@ class SpecRow(Mapping[str, Any]):
     def kind(self) -> str:
         return self.row_kind()
 
+    def row_level(self) -> str:
+        return str(self._data["level"])
+
+    @property
+    def level(self) -> str:
+        """Who must meet the row: values, refusals or contract (docs/levels.md)."""
+        return self.row_level()
+
+    def row_category(self) -> str:
+        return str(self._data["category"])
+
+    @property
+    def category(self) -> str:
+        """What the row is about: value, gradient, cost, refusal, side-effects, order, precision, identity."""
+        return self.row_category()
+
 
 SPECS_ENV = "CONTRACTS_SPECS"
 

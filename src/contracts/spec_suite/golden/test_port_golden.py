@@ -171,7 +171,7 @@ def test_port_weight_layout_example(engine: Engine, spec_row: SpecRow, example: 
     np.testing.assert_allclose(output, expected, rtol=1e-9, atol=1e-12)
 
 
-@pytest.mark.parametrize(("spec_row", "example"), example_params([row("S07.rule.forward-contract")]))
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("S07.rule.forward-leaves-parameters")]))
 def test_port_forward_contract_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """3 -> 4 -> 2, input (2, 3): output (2, 2) and 0 parameter changes (values and identities)."""
     require(engine, "module.mlp", spec_row.id)

@@ -82,6 +82,7 @@ def test_million_node_chain(engine: Engine, deep_graph_depth: int | None) -> Non
 
 
 @reference_only(SCALAR_REFUSALS)
+@pytest.mark.spec("S03.rule.messages")
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="03", kind="failure")))
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """log(0), log(-1), exp(710), 1/0, (-8) ** 0.5, 0 ** -1, x ** True are refused with no node."""

@@ -38,6 +38,7 @@ def test_formula_example(engine: Engine, spec_row: SpecRow, example: dict[str, A
     }
 
 
+@pytest.mark.spec("S05.rule.messages")
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="05", kind="failure")))
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """The seed's failing inputs ((3,) + (2,), (1, 2) @ (1, 2), ragged rows, ...) are refused."""

@@ -71,10 +71,10 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     assert_example(engine.tensor_vjp_with(spec_row["op"], inputs, upstream, kwargs), example, engine.dtype)
 
 
-@pytest.mark.parametrize(
-    ("spec_row", "example"),
-    example_params([row("S06.rule.max-tie"), row("S06.rule.shift-path"), row("S06.rule.log1p-path")]),
-)
+RULE_EXAMPLES = ("S06.rule.max-tie", "S06.rule.shift-path", "S06.rule.finite-logits", "S06.rule.log1p-path")
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row(row_id) for row_id in RULE_EXAMPLES]))
 def test_rule_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """Ties along the axis give everything to the first maximum; logits of ±1000 give finite exact values;
     logsumexp([0, -40]) keeps e^-40."""
@@ -154,6 +154,7 @@ def test_grad_error_example(engine: Engine, spec_row: SpecRow, example: dict[str
         assert np.ravel(example["naive"]).tolist() == pytest.approx(np.ravel(naive).tolist(), nan_ok=True)
 
 
+@pytest.mark.spec("S06.rule.messages")
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="06", kind="failure")))
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """Each refused hand case raises the row's exception and exact message, with no node created."""

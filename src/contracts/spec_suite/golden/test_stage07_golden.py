@@ -76,6 +76,7 @@ def test_formula_example(engine: Engine, spec_row: SpecRow, example: dict[str, A
     }
 
 
+@pytest.mark.spec("S07.rule.messages")
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="07", kind="failure")))
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """The seed's failing inputs (budget 19, budget 37, the (shared, shared) alias, ...) are refused."""

@@ -41,6 +41,7 @@ def test_formula_example(engine: Engine, spec_row: SpecRow, example: dict[str, A
     }
 
 
+@pytest.mark.spec("S08.rule.messages")
 @pytest.mark.parametrize(("spec_row", "example"), example_params(BLOCK_FAILURES))
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """Each hand case is refused with the row's error (the exact message where the example gives one)."""

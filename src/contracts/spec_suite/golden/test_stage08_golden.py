@@ -134,6 +134,7 @@ def test_stability_example(engine: Engine, spec_row: SpecRow, example: dict[str,
 TENSOR_FAILURES = [row("S08.fail.eps"), row("S08.fail.eps-type"), row("S08.fail.gain-shape")]
 
 
+@pytest.mark.spec("S08.rule.messages")
 @pytest.mark.parametrize(("spec_row", "example"), example_params(TENSOR_FAILURES))
 def test_failure_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """Each refused hand case raises the row's exception and exact message, with no node created."""

@@ -188,13 +188,13 @@ LEARNING_RATE = 0.125  # a power of two: the update is exact in float64 for thes
 
 
 @BIAS
-@pytest.mark.spec("S07.rule.forward-contract", "S07.rule.optimizer-update")
+@pytest.mark.spec("S07.rule.forward-leaves-parameters", "S07.rule.optimizer-update")
 @given(case=s.mlp_run())
 def test_port_identity_survives_forward_and_sgd(engine: Engine, use_bias: bool, case: dict[str, Any]) -> None:
     """A forward changes no parameter's identity or value; a plain SGD step changes values in place
     (same objects, same storage) and the next forward computes with the new values."""
-    require(engine, "module.identity", "S07.rule.forward-contract")
-    require(engine, "module.mlp", "S07.rule.forward-contract")
+    require(engine, "module.identity", "S07.rule.forward-leaves-parameters")
+    require(engine, "module.mlp", "S07.rule.forward-leaves-parameters")
     widths, x = case["widths"], case["x"]
     module = mlp(engine, widths, use_bias)
     before, values = engine.module_identities(module), named_state(engine, module, "mlp")

@@ -193,6 +193,7 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
 
 
 @reference_only(SCALAR_REFUSALS)
+@pytest.mark.spec("S03.rule.messages")
 @pytest.mark.parametrize("spec_row", params(rows(stage="03", kind="failure")))
 @given(data=st.data())
 def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:

@@ -140,6 +140,7 @@ def capability(row_id: str) -> str:
     return "embedding" if "config" in row_id or "token" in row_id or "parameter" in row_id else "shapes"
 
 
+@pytest.mark.spec("S05.rule.messages")
 @pytest.mark.parametrize("spec_row", params(rows(stage="05", kind="failure")))
 @given(data=st.data())
 def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:

@@ -194,13 +194,13 @@ def test_softmax_of_huge_logits_is_the_shifted_expression(engine: Engine, data: 
     assert_engine_gives(expected_grad, grad, **tolerance(engine, "gradient"))
 
 
-@pytest.mark.spec("S06.rule.log1p-path")
+@pytest.mark.spec("S06.rule.finite-logits")
 @pytest.mark.parametrize("op", ["logsumexp", "softmax", "log_softmax", "cross_entropy"])
 @given(data=st.data())
 def test_huge_logits_give_finite_values_and_gradients(engine: Engine, op: str, data: st.DataObject) -> None:
     """Logits up to ±1e300 (exp(x) overflows from 710): every value and gradient is finite, softmax sums
     to 1 and lies in [0, 1], and log_softmax <= 0."""
-    require(engine, f"tensor.{op}", "S06.rule.log1p-path")
+    require(engine, f"tensor.{op}", "S06.rule.finite-logits")
     require_float64(engine, "logits up to ±1e300 are beyond a coarser dtype's range")
     huge = st.floats(-1e300, 1e300)
     inputs, upstream, kwargs = draw_case(data, GRADIENT_OF[op])
@@ -253,6 +253,7 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
 }
 
 
+@pytest.mark.spec("S06.rule.messages")
 @pytest.mark.parametrize("spec_row", params(rows(stage="06", kind="failure")))
 @given(data=st.data())
 def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:

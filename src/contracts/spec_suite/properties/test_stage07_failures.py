@@ -57,6 +57,7 @@ def test_every_failure_row_has_a_generator() -> None:
     assert {r.id for r in rows(stage="07", kind="failure")} == set(FAILURE_CASES)
 
 
+@pytest.mark.spec("S07.rule.messages")
 @pytest.mark.parametrize("spec_row", params(rows(stage="07", kind="failure")))
 @given(data=st.data())
 def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:

@@ -367,7 +367,7 @@ def test_bias_is_absent_or_an_independent_zero_vector(
     assert (c_out, set()) == (len(bias_ids), bias_ids & weight_ids)
 
 
-@pytest.mark.spec("S07.rule.forward-contract")
+@pytest.mark.spec("S07.rule.forward-contract", "S07.rule.forward-leaves-parameters")
 @given(case=s.mlp_case(), data=st.data())
 def test_forward_keeps_every_parameter_and_returns_the_planned_shape(
     engine: Engine, case: dict[str, Any], data: st.DataObject

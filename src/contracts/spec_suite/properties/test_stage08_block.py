@@ -88,6 +88,7 @@ def test_any_depth_graph_composes_from_the_spec(engine: Engine, case: dict[str, 
         block.plan_forward(tokens, expected - 1)
 
 
+@pytest.mark.spec("S08.rule.messages")
 @pytest.mark.parametrize("spec_row", params(BLOCK_FAILURES))
 @given(data=st.data())
 def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:

@@ -394,6 +394,7 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
 TENSOR_FAILURES = [row(row_id) for row_id in FAILURE_CASES]
 
 
+@pytest.mark.spec("S08.rule.messages")
 @pytest.mark.parametrize("spec_row", params(TENSOR_FAILURES))
 @given(data=st.data())
 def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:

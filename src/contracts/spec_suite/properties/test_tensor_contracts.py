@@ -92,6 +92,7 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
 }
 
 
+@pytest.mark.spec("T.rule.messages")
 @pytest.mark.parametrize("spec_row", params(rows(stage="T", kind="failure"), refused_by_reference_only))
 @given(data=st.data())
 def test_failure_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) -> None:
@@ -329,7 +330,7 @@ def test_shape_rules_give_numpys_result_shape(engine: Engine, op: str, data: st.
 
 
 @reference_only(OWN_TYPES)
-@pytest.mark.spec("T.rule.grad-ownership")
+@pytest.mark.spec("T.rule.grad-ownership", "T.rule.upstream-uncopied")
 @pytest.mark.parametrize("op", list(OPS))
 @given(data=st.data())
 def test_backward_reads_the_upstream_and_leaves_own_their_grads(
