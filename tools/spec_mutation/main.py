@@ -1,4 +1,4 @@
-"""`python -m tools.spec_mutation` and `contracts spec-mutation`: run, write the results, gate."""
+"""`python -m tools.spec_mutation`: run, write the results, gate (tools.spec_mutation.gate)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from contracts.spec import spec_dir
+from tools.mutation.gate import Key
 from tools.spec_mutation import sample
-from tools.spec_mutation.gate import EQUIVALENTS, THRESHOLD, load_listed, problems, report, warnings
+from tools.spec_mutation.catalog import catalog
+from tools.spec_mutation.gate import EQUIVALENTS, THRESHOLD, gate_results
 from tools.spec_mutation.runner import RunOptions, run, run_statements
-from tools.spec_mutation.summary import RESULTS
+from tools.spec_mutation.statements import source_mutants
+
+RESULTS = Path("mutants/spec-mutation.json")
 
 
 def parser() -> argparse.ArgumentParser:
     made = argparse.ArgumentParser(
-        prog="contracts spec-mutation",
+        prog="python -m tools.spec_mutation",
         description="Mutate every spec row's machine-readable fields and the implementation's guards, "
         "run the bound tests, and gate: every survivor killed or listed with its reason.",
     )
@@ -81,12 +85,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"spec-mutation: no results file {args.out}", file=sys.stderr)
         return 2
     results = json.loads(args.out.read_bytes())
-    listed = load_listed(args.equivalents)
-    print(report(results, listed))
-    for line in warnings(results, listed):
-        print(f"WARNING: {line}")
-    failures = problems(results, listed, args.threshold)
-    for line in failures:
-        print(f"FAIL: {line}")
-    print("spec-mutation gate: " + ("failed" if failures else "passed"))
-    return 1 if failures else 0
+    rows = catalog(spec_dir())
+    existing: set[Key] = {(entry.row_id, mutant.change) for entry in rows for mutant in entry.mutants}
+    existing |= {(mutant.function, mutant.change) for mutant in source_mutants(Path("src"), "contracts")}
+    return gate_results(results, existing, rows, args.equivalents, args.threshold)

@@ -25,7 +25,6 @@ from typing import Any
 import pytest
 from _pytest.runner import runtestprotocol
 
-from tools.mutation import sample as mutation_sample
 from tools.spec_mutation.status import KILLED, NO_TESTS, NOT_RUN, SURVIVED, TIMEOUT
 
 FLOOR_SECONDS = 10.0  # a child slower than this plus 10x its tests' profiled time is a timeout (killed)
@@ -93,10 +92,10 @@ def coverage(
 
 
 def mutmut_name(name: str) -> str:
-    """mutmut's name of the function `module:qualname` (see tools.mutation.sample.mutmut_name)."""
+    """mutmut's name of the function `module:qualname`: `module.x_f`, or `module.xǁClassǁmethod`."""
     module, _, qualname = name.partition(":")
     owner, _, function = qualname.rpartition(".")
-    return mutation_sample.mutmut_name(module, owner, function)
+    return f"{module}.xǁ{owner}ǁ{function}" if owner else f"{module}.x_{function}"
 
 
 def stats_coverage(
