@@ -226,3 +226,12 @@ def test_the_cache_file_is_deterministic_and_reads_back(recorded: tuple[Layout, 
     text = (layout.root / "cache.json").read_text()
     assert text == dumps(load(layout.root / "cache.json"))
     assert 3 == sum(line.startswith('  "tiny.') for line in text.splitlines())
+
+
+def test_a_shard_is_named_i_of_n(
+    recorded: tuple[Layout, FakeMutmut], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`shard I/N` needs 1 <= I <= N: anything else ends with one line naming it, exit 2."""
+    layout, fake = recorded
+    assert 2 == main(["shard", "3/2"], layout, fake)
+    assert "mutation shard: I/N with 1 <= I <= N, got '3/2'\n" == capsys.readouterr().err

@@ -73,8 +73,12 @@ def test_two_shards_merged_write_the_cache_of_one_whole_run(
     monkeypatch.setenv("PYTHONPATH", str(ROOT))  # mutmut's pytest loads tools.mutation.order
     monkeypatch.delenv("MUTANT_UNDER_TEST", raising=False)
     whole = tiny(tmp_path / "whole")
-    assert 1 == main(["--max-children", "1", "update", "--all"], whole)
-    verdict = capsys.readouterr().out.splitlines()[-1]
+    assert 1 == main(["update", "--all", "--max-children", "1"], whole)
+    out = capsys.readouterr().out
+    verdict = out.splitlines()[-1]
+    relayed = [line for line in out.splitlines() if line.startswith("mutmut: ")]
+    assert "\r" not in out  # mutmut's spinner frames, one line per phase
+    assert 1 == sum("Running stats" in line for line in relayed)
     statuses = {
         s for entry in load(whole.root / "cache.json").functions.values() for s in entry.not_killed.values()
     }
@@ -85,7 +89,7 @@ def test_two_shards_merged_write_the_cache_of_one_whole_run(
     sharded = tiny(tmp_path / "sharded")
     parts = [sharded.root / f"part{index}.json" for index in (1, 2)]
     for index, part in zip((1, 2), parts):
-        assert 0 == main(["--max-children", "1", "shard", f"{index}/2", "--out", str(part)], sharded)
+        assert 0 == main(["shard", f"{index}/2", "--max-children", "1", "--out", str(part)], sharded)
     assert all(load(part).functions for part in parts)
     capsys.readouterr()
     assert 1 == main(["merge", *map(str, parts)], sharded)

@@ -171,6 +171,18 @@ def test_the_catalog_drops_refused_equivalent_and_repeated_changes() -> None:
     assert not equivalent(FORMULA, {**FORMULA, "expr": "K - 1"})
     (doubled,) = file_mutants({**document, "rows": [{**FORMULA, "expr": "2 * K"}]}, "x.toml", CONTEXT)
     assert {"refused by the loader": 1} == doubled.dropped  # 2 ** K: a symbol as exponent
+    declared = {
+        **document,
+        "meta": {**document["meta"], "functions": ["exp"]},
+        "rows": [{**FORMULA, "expr": "exp(K)"}],
+    }
+    (exp,) = file_mutants(declared, "x.toml", CONTEXT)
+    assert 0 < len(exp.mutants)  # a function the file declares lets its mutants load
+    (undeclared,) = file_mutants({**declared, "meta": document["meta"]}, "x.toml", CONTEXT)
+    assert ([], {"refused by the loader": len(exp.mutants)}) == (undeclared.mutants, undeclared.dropped)
+    gradient = {"id": "X.grad.g", "kind": "gradient", "forward": "x * 1", "grads": {"x": "g * 1"}}
+    domain = {"domain": {"x": {"min": 1, "max": 2, "type": "float"}}}
+    assert equivalent({**gradient, **domain}, {**gradient, **domain, "grads": {"x": "g"}})
 
 
 @pytest.mark.parametrize("path", sorted(SPECS.glob("*.toml")), ids=lambda p: p.name)
@@ -347,6 +359,17 @@ def test_a_golden_that_stops_reading_a_value_fails_the_gate_naming_its_survivors
     out = capsys.readouterr().out
     assert "FAIL: unlisted survived mutant: X.cost.odd: examples.0.value: 5 -> 6 (kill it, or list it" in out
     assert "FAIL: unlisted survived mutant: X.cost.odd: examples.0.value: 5 -> 4 (kill it, or list it" in out
+
+
+def test_only_a_surviving_probe_extension_is_satisfied_and_rows_are_chosen_by_any_prefix() -> None:
+    """A probe extension that survives asks for a probe the implementation already meets: satisfied,
+    no mutant; any other survivor survived. --rows A --rows B runs the rows either names."""
+    from tools.spec_mutation.catalog import RowMutants
+    from tools.spec_mutation.plugin import survivor
+
+    assert ["satisfied", "survived", "survived"] == [survivor(op) for op in ("extend", "plus", "sibling")]
+    rows = [RowMutants("x", row_id) for row_id in ("A.a", "B.b", "C.c")]
+    assert ["A.a", "B.b"] == [row.row_id for row in runner.chosen(rows, ["A.", "B."])]
 
 
 def test_a_row_failing_unmutated_runs_no_mutant(suite: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from tools.mutation import cache as mutation_cache
 from tools.mutation.cache import Cache, Layout, Outcome, Plan
-from tools.mutation.gate import THRESHOLD, Key, gate, load_listed
+from tools.mutation.gate import THRESHOLD, gate, load_listed
 from tools.mutation.mutants import Mutant, blind_spots, functions, mutated_files, package_mutants
 from tools.mutation.run import file_of, run_mutmut
 
@@ -52,21 +52,26 @@ def describe(planned: Plan, today: Mapping[str, Sequence[Mutant]]) -> str:
 
 
 def judge(
-    layout: Layout, today: Mapping[str, Sequence[Mutant]], verdicts: Mapping[str, str], threshold: float
+    layout: Layout,
+    every: Mapping[str, Sequence[Mutant]],
+    today: Mapping[str, Sequence[Mutant]],
+    verdicts: Mapping[str, str],
+    threshold: float,
 ) -> int:
-    keyed: dict[Key, str] = {}
-    existing: set[Key] = set()
-    for mutants in today.values():
-        for mutant in mutants:
-            existing.add(mutant.key)
-            if mutant.name in verdicts:
-                keyed[mutant.key] = verdicts[mutant.name]
+    """The gate over the verdicts of today's (chosen) functions; listings judged against every mutant."""
+    keyed = {m.key: verdicts[m.name] for mutants in today.values() for m in mutants if m.name in verdicts}
+    existing = {m.key for mutants in every.values() for m in mutants}
     spots = blind_spots(mutated_files(layout.path(layout.source)))
     extra = [
         f"decorated function with logic (mutmut never mutates it): {where}; move the logic" for where in spots
     ]
     listed = load_listed(layout.path(layout.equivalents))
     return gate("mutation", keyed, existing, listed, threshold, layout.equivalents, extra)
+
+
+def chosen(today: Mapping[str, list[Mutant]], only: Sequence[str]) -> dict[str, list[Mutant]]:
+    """The functions whose dotted name starts with one of the prefixes (none given: every function)."""
+    return {name: mutants for name, mutants in today.items() if not only or name.startswith(tuple(only))}
 
 
 def run_and_gate(
@@ -78,13 +83,18 @@ def run_and_gate(
     everything: bool = False,
     full_selection: bool = False,
     threshold: float = THRESHOLD,
+    only: Sequence[str] = (),
 ) -> int:
-    """The gate (limit set, nothing written) or the update (no limit, the cache written)."""
-    today = today_of(layout)
+    """The gate (limit set, nothing written) or the update (no limit, the cache written), over every
+    function or those `only` names (their verdicts judged; stale listings judged against every mutant)."""
+    every = today_of(layout)
+    today = chosen(every, only)
     files = mutation_cache.test_root_files(layout)
     environment = mutation_cache.environment_hash(layout)
-    cache = Cache() if everything else mutation_cache.load(layout.path(layout.cache))
-    planned = mutation_cache.plan(cache, today, layout, files, environment, full_selection or everything)
+    loaded = mutation_cache.load(layout.path(layout.cache))
+    planned = mutation_cache.plan(
+        Cache() if everything else loaded, today, layout, files, environment, full_selection or everything
+    )
     print(describe(planned, today))
     to_run = planned.mutants_to_run(today)
     if limit is not None and len(to_run) > limit:
@@ -97,16 +107,18 @@ def run_and_gate(
         )
         print("mutation gate: failed")
         return 1
-    outcome = runner(to_run, None if everything else planned.selection)
+    outcome = runner(to_run, planned.selection)
     if write:
         try:
-            updated = mutation_cache.record(cache, planned, today, outcome, layout, files, environment)
+            updated = mutation_cache.record(
+                loaded, planned, today, outcome, layout, files, environment, every
+            )
         except mutation_cache.UnfinishedRunError as error:
             print(f"mutation: {error}; the cache is not written")
         else:
             mutation_cache.save(updated, layout.path(layout.cache))
             print(f"mutation cache: {layout.cache} written ({len(updated.functions)} functions)")
-    return judge(layout, today, mutation_cache.verdicts_of(planned, outcome, today), threshold)
+    return judge(layout, every, today, mutation_cache.verdicts_of(planned, outcome, today), threshold)
 
 
 def shards_of(layout: Layout, count: int) -> list[list[str]]:
@@ -173,14 +185,17 @@ def parser() -> argparse.ArgumentParser:
         description=__doc__,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    made.add_argument("--max-children", type=int, default=2, help="mutmut's parallel children (default 2)")
-    made.add_argument("--threshold", type=float, default=THRESHOLD)
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--max-children", type=int, default=2, help="mutmut's parallel children (default 2)")
+    common.add_argument("--threshold", type=float, default=THRESHOLD, help=f"default {THRESHOLD}")
     commands = made.add_subparsers(dest="command", required=True)
-    gate_command = commands.add_parser("gate", help="the CI gate over cached and fresh verdicts")
+    gate_command = commands.add_parser(
+        "gate", parents=[common], help="the CI gate over cached and fresh verdicts"
+    )
     gate_command.add_argument(
         "--limit", type=int, default=LIMIT, help=f"mutants CI may run (default {LIMIT})"
     )
-    update = commands.add_parser("update", help="run what is stale, write the cache, gate")
+    update = commands.add_parser("update", parents=[common], help="run what is stale, write the cache, gate")
     update.add_argument("--all", action="store_true", help="every mutant, the whole suite's stats")
     for command in (gate_command, update):
         command.add_argument(
@@ -188,10 +203,20 @@ def parser() -> argparse.ArgumentParser:
             action="store_true",
             help="stale functions run against every test, not their own",
         )
-    shard = commands.add_parser("shard", help="run one shard of the whole run")
+        command.add_argument(
+            "--only",
+            action="append",
+            default=[],
+            metavar="PREFIX",
+            help="only the functions whose dotted name starts with PREFIX (repeatable): their verdicts are "
+            "judged, and only they run",
+        )
+    shard = commands.add_parser("shard", parents=[common], help="run one shard of the whole run")
     shard.add_argument("shard", help="I/N, 1-based")
     shard.add_argument("--out", type=Path, help="default: mutants/shard-I-of-N.json")
-    merge = commands.add_parser("merge", help="merge the shards' parts into the cache and gate")
+    merge = commands.add_parser(
+        "merge", parents=[common], help="merge the shards' parts into the cache; gate"
+    )
     merge.add_argument("parts", nargs="+", type=Path)
     return made
 
@@ -213,6 +238,7 @@ def main(
             write=False,
             full_selection=options.full_selection,
             threshold=options.threshold,
+            only=options.only,
         )
     if options.command == "update":
         return run_and_gate(
@@ -223,6 +249,7 @@ def main(
             everything=options.all,
             full_selection=options.full_selection,
             threshold=options.threshold,
+            only=options.only,
         )
     if options.command == "shard":
         index, _, count = options.shard.partition("/")

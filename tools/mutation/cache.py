@@ -396,16 +396,19 @@ def record(
     layout: Layout,
     files: Mapping[str, str],
     environment: str,
+    alive: Iterable[str] | None = None,
 ) -> Cache:
     """The cache after the run: the stale functions' entries replaced, the rechecked verdicts updated
-    (a kill replaces a not-killed verdict; anything else keeps it), functions that are gone dropped."""
+    (a kill replaces a not-killed verdict; anything else keeps it), functions that are gone (not in
+    `alive`, default: today's) dropped."""
     ran = planned.mutants_to_run(today)
     unfinished = [m.name for m in ran if outcome.statuses.get(m.name, "not checked") in UNFINISHED_STATUSES]
     if unfinished:
         raise UnfinishedRunError(f"{len(unfinished)} mutants did not finish, e.g. {unfinished[0]}")
     dependencies = Dependencies(layout, files)
     kept = cache.functions if cache.environment == environment else {}
-    entries = {name: entry for name, entry in kept.items() if name in today}
+    existing = set(today if alive is None else alive)
+    entries = {name: entry for name, entry in kept.items() if name in existing}
     for function in planned.stale:
         mutants = today[function]
         covered = tuple(sorted(outcome.covering.get(function, set())))

@@ -35,6 +35,9 @@ from tools.spec_mutation import tomlwriter
 # children run the same ops without a pool.
 FORK_SAFE_THREADS = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1"}
 EVERY = 60.0
+# More mutants than this are run by running every mutant of their files (a fresh copy has no verdict):
+# a superset, read back by name; the command line stays short.
+NAMED_UP_TO = 2000
 NO_COVERING_TEST = (
     "could not find any test case"  # mutmut stops when no selected test calls a mutated function
 )
@@ -161,12 +164,13 @@ def run_mutmut(
     selection: Sequence[str] | None,
     max_children: int = 2,
     work: Path | None = None,
-    out: TextIO = sys.stdout,
+    out: TextIO | None = None,
 ) -> Outcome:
     """Run the mutants (mutmut run with their names) in a scratch copy, tests restricted to the
     selection (None: every test); their statuses and the covering test files mutmut saw."""
     if not mutants:
         return Outcome({}, {})
+    out = out or sys.stdout
     work = work or layout.path("mutants/incremental")
     files = sorted({file_of(layout, mutant) for mutant in mutants})
     if selection is not None and not selection:
@@ -179,7 +183,9 @@ def run_mutmut(
         file=out,
         flush=True,
     )
-    code, output = relay([*command, *(m.name for m in mutants)], work, out)
+    # every mutant of the copy (a whole run): no names, which mutmut takes as all of them
+    names = [] if len(mutants) > NAMED_UP_TO else [m.name for m in mutants]
+    code, output = relay([*command, *names], work, out)
     if code != 0 and NO_COVERING_TEST in output:
         return Outcome(dict.fromkeys((m.name for m in mutants), "no tests"), {})
     if code != 0:

@@ -40,28 +40,10 @@ def parser() -> argparse.ArgumentParser:
         help="only the rows and guarded functions drawn at this percentage (default: 100, all)",
     )
     made.add_argument("--sample-seed", default="0", metavar="SEED", help="the sample's seed (default: 0)")
-    made.add_argument(
-        "--mutmut-stats",
-        type=Path,
-        metavar="FILE",
-        help="the statement mutants' coverage map from mutmut's stats of the same code, when the file "
-        "exists (tox runs mutation first); else a profiled pass of the suite",
-    )
     made.add_argument("--gate-only", action="store_true", help="gate the existing results file")
     made.add_argument("--threshold", type=float, default=THRESHOLD)
     made.add_argument("--hypothesis-profile", dest="profile", default="mutation")
     return made
-
-
-def coverage_source(stats: Path | None, no_statements: bool) -> Path | None:
-    """The mutmut stats file the statement run will read, or None for a profiled pass (said aloud)."""
-    if no_statements:
-        return None
-    if stats is not None and stats.is_file():
-        print(f"spec-mutation: statement coverage map from mutmut's stats ({stats})")
-        return stats
-    print("spec-mutation: statement coverage map from a profiled pass of the suite")
-    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -69,10 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.gate_only:
         root = Path(os.getcwd())
         drawn = sample.record(args.sample_seed, args.sample)
-        stats = coverage_source(args.mutmut_stats, args.no_statements)
-        options = RunOptions(
-            root, spec_dir(), args.jobs, args.profile, tuple(args.rows), sample=drawn, mutmut_stats=stats
-        )
+        options = RunOptions(root, spec_dir(), args.jobs, args.profile, tuple(args.rows), sample=drawn)
         results: dict[str, Any] = {"spec": run(options), "sample": drawn}
         if not args.no_statements:
             results["statements"] = run_statements(options)

@@ -44,7 +44,6 @@ class RunOptions:
     package: str = "contracts"  # statement mutants: the package under root/src
     statement_suite: tuple[str, ...] = ("tests", "src/contracts/spec_suite")
     sample: dict[str, Any] | None = None  # sample.record(seed, percent); None: every row and guard
-    mutmut_stats: Path | None = None  # statement mutants' coverage map from mutmut's stats, not profiled
 
 
 def chosen(
@@ -227,7 +226,6 @@ def statement_command(options: RunOptions, place: Path) -> list[str]:
         f"--hypothesis-profile={options.profile}",
         *PYTEST_OPTIONS,
         *(f"--ignore={ignored}" for ignored in STATEMENT_IGNORED),
-        *([f"--statement-mutation-stats={options.mutmut_stats}"] if options.mutmut_stats else []),
         *options.statement_suite,
     ]
 
