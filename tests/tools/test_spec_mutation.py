@@ -349,13 +349,16 @@ def test_a_golden_that_stops_reading_a_value_fails_the_gate_naming_its_survivors
     suite: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """The example's value mutants survive a golden that no longer compares it: the gate names them
-    by row and change (the untested row, listed as without tests, is skipped here)."""
+    by row and change (the untested row is left out here); the session's rows read as the spec again
+    after the last mutant."""
     write_tests(suite, compare=False)
     results = {"spec": run_suite(suite, monkeypatch)}
     results["spec"]["rows"] = results["spec"]["rows"][:1]
     from tools.spec_mutation.catalog import catalog
 
     assert 1 == gate_results(results, every_key(suite), catalog(suite / "specs")[:1], suite / "none.toml")
+    live = sys.modules["sample_rows"].all_rows()[0]
+    assert (5, "2 * K - 1") == (live["examples"][0]["value"], live["expr"])  # restored after each mutant
     out = capsys.readouterr().out
     assert "FAIL: unlisted survived mutant: X.cost.odd: examples.0.value: 5 -> 6 (kill it, or list it" in out
     assert "FAIL: unlisted survived mutant: X.cost.odd: examples.0.value: 5 -> 4 (kill it, or list it" in out
@@ -417,15 +420,15 @@ def test_the_gate_judges_listed_entries_against_every_row_not_only_those_that_ra
 def test_main_gates_a_results_file_and_fails_without_one(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """--gate-only gates an existing results file against today's spec and code (here: the listed
-    equivalents are not in the results, so nothing is judged); no file: exit 2."""
+    """--gate-only gates an existing results file against today's spec and code: every listed
+    equivalent names a mutant of today's spec or guards (none is stale, though none ran); an empty run
+    judged nothing and fails; no file: exit 2."""
     assert 2 == main.main(["--gate-only", "--out", str(tmp_path / "none.json")])
     (tmp_path / "r.json").write_text(json.dumps({"spec": {"rows": []}}))
     assert 1 == main.main(["--gate-only", "--out", str(tmp_path / "r.json")])
-    assert capsys.readouterr().out.splitlines()[-2:] == [
-        "FAIL: no mutant was judged",
-        "spec-mutation gate: failed",
-    ]
+    lines = capsys.readouterr().out.splitlines()
+    assert ["FAIL: no mutant was judged"] == [line for line in lines if line.startswith("FAIL")]
+    assert "spec-mutation gate: failed" == lines[-1]
 
 
 # ---------------------------------------------------------------- statement mutants
