@@ -95,7 +95,7 @@ def run_and_gate(
     planned = mutation_cache.plan(
         Cache() if everything else loaded, today, layout, files, environment, full_selection or everything
     )
-    print(describe(planned, today))
+    print(describe(planned, today), flush=True)
     to_run = planned.mutants_to_run(today)
     if limit is not None and len(to_run) > limit:
         for function in sorted(planned.stale)[:20]:

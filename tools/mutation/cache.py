@@ -109,6 +109,7 @@ class Dependencies:
         self.layout = layout
         self.files = files
         self.memo: dict[str, frozenset[str]] = {}
+        self.imports: dict[str, set[str]] = {}
 
     def module_file(self, module: str) -> list[str]:
         """The files under the test roots a module name imports (its packages' __init__ too)."""
@@ -123,6 +124,12 @@ class Dependencies:
         return found
 
     def direct(self, path: str) -> set[str]:
+        """The files under the test roots a file imports (or names as a module in a string)."""
+        if path not in self.imports:
+            self.imports[path] = self.imported(path)
+        return self.imports[path]
+
+    def imported(self, path: str) -> set[str]:
         if not path.endswith(".py"):
             return set()
         tree = ast.parse(self.layout.path(path).read_bytes())
@@ -144,27 +151,38 @@ class Dependencies:
                 names.add(node.value)  # a plugin or module named in a string (`-p tests.common.x`)
         return {file for name in names if name.isascii() for file in self.module_file(name)}
 
-    def of(self, path: str) -> frozenset[str]:
-        """path and every file under the test roots its run reads."""
-        if path in self.memo:
-            return self.memo[path]
-        self.memo[path] = frozenset({path})  # an import cycle ends here
-        found = {path}
+    def beside(self, path: str) -> set[str]:
+        """What a file's run reads besides its imports: the conftest.py and __init__.py files on its
+        path and the data files in its directory."""
         directory = path.rpartition("/")[0]
-        found.update(
+        found = {
             other
             for other in self.files
             if other.rpartition("/")[0] == directory and not other.endswith(".py")
-        )
+        }
         steps = directory.split("/")
         for end in range(1, len(steps) + 1):
-            for name in ("conftest.py", "__init__.py"):
-                candidate = "/".join([*steps[:end], name])
-                if candidate in self.files:
-                    found.add(candidate)
-        for other in self.direct(path) | (found - {path}):
-            found |= self.of(other)
-        self.memo[path] = frozenset(found)
+            found.update(
+                candidate
+                for candidate in (
+                    "/".join([*steps[:end], "conftest.py"]),
+                    "/".join([*steps[:end], "__init__.py"]),
+                )
+                if candidate in self.files
+            )
+        return found
+
+    def of(self, path: str) -> frozenset[str]:
+        """path and every file under the test roots its run reads (the whole import graph it reaches)."""
+        if path not in self.memo:
+            seen: set[str] = set()
+            pending = [path]
+            while pending:
+                current = pending.pop()
+                if current not in seen:
+                    seen.add(current)
+                    pending.extend((self.direct(current) | self.beside(current)) - seen)
+            self.memo[path] = frozenset(seen)
         return self.memo[path]
 
 
