@@ -37,7 +37,8 @@ def test_spec_dir_is_the_packages_own_unless_configured(
 
 def test_the_entry_point_plugin_is_loaded_with_the_suites_options(pytestconfig: pytest.Config) -> None:
     """pytest loads pytest_contracts (entry point name `contracts`) in every session; the suite's
-    options carry its prefix (a host's own --impl stays the host's) and are unset here."""
+    options carry its prefix (a host's own --impl stays the host's) and every session knows them (a
+    mutation run sets two of them, so their values here are not asserted)."""
     assert pytest_contracts is pytestconfig.pluginmanager.get_plugin("contracts")
     names = (
         "--contracts-impl",
@@ -45,7 +46,8 @@ def test_the_entry_point_plugin_is_loaded_with_the_suites_options(pytestconfig: 
         "--contracts-statistical-samples",
         "--contracts-test-timeout",
     )
-    assert (None, None, None, None) == tuple(pytestconfig.getoption(name) for name in names)
+    for name in names:
+        pytestconfig.getoption(name)  # ValueError for an option no plugin registered
     assert names == (
         pytest_contracts.IMPL,
         pytest_contracts.DEPTH,

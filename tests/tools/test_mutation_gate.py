@@ -1,380 +1,117 @@
-"""The mutation gate: score, unexplained and stale survivors, blind spots, exit code."""
+"""The gate's rule, on made-up verdicts: the score, each reason it fails, and what it prints."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
-from tools.mutation.gate import (
-    blind_spots,
-    decorator_name,
-    load_equivalents,
-    main,
-    parse_results,
-    problems,
-    report,
-    score,
-)
+from tools.mutation.gate import Key, dump_listed, gate, judge, load_listed
 
-STATS = {"killed": 90, "timeout": 5, "survived": 3, "no_tests": 2, "skipped": 0, "total": 100}
+A: Key = ("pkg.mod.f", "- return a + b\n+ return a - b")
+B: Key = ("pkg.mod.f", "- return a + b\n+ return a * b")
+C: Key = ("pkg.mod.g", "- if x:\n+ if not x:")
+D: Key = ("ROW.x", "examples.0.value: 3 -> 4")
+EVERY = (A, B, C, D)
 
 
-@pytest.mark.parametrize(
-    ("stats", "expected"),
-    [
-        pytest.param(STATS, 0.95, id="killed-plus-timeout"),
-        pytest.param({**STATS, "skipped": 5, "total": 105}, 0.95, id="skipped-excluded"),
-        pytest.param({**STATS, "killed": 0, "timeout": 0}, 0.0, id="nothing-killed"),
-        pytest.param({**STATS, "total": 0, "killed": 0, "timeout": 0}, 1.0, id="nothing-mutated"),
-        pytest.param({**STATS, "total": 5, "skipped": 5, "killed": 0, "timeout": 0}, 1.0, id="all-skipped"),
-        pytest.param({**STATS, "total": 1, "killed": 0, "timeout": 0}, 0.0, id="one-mutant-survives"),
-    ],
-)
-def test_score(stats: dict[str, int], expected: float) -> None:
-    """score = (killed + timeout) / (total - skipped), as mutmut's badge computes it."""
-    assert expected == pytest.approx(score(stats))
+def test_the_score_counts_timeouts_as_killed_and_leaves_out_skipped_and_listed_equivalents() -> None:
+    """(killed + timeout) / (total - skipped - listed equivalents): 3 / (6 - 1 - 1)."""
+    verdicts = {
+        A: "killed",
+        B: "timeout",
+        C: "survived",
+        D: "skipped",
+        ("x", "1"): "killed",
+        ("x", "2"): "no tests",
+    }
+    found = judge(verdicts, {*verdicts}, {C: "equivalent"}, threshold=0.5)
+    assert 3 / 4 == found.score
+    assert ["unlisted no tests mutant: x: 2 (kill it, or list it in the list)"] == found.problems
 
 
-def test_results_are_parsed_by_name_and_status() -> None:
-    """`mutmut results` lines become name -> status; other lines are ignored."""
-    text = """
-    contracts.core.value.x_a__mutmut_1: survived
-    contracts.core.shapes.xǁVectorǁadd__mutmut_2: no tests
-    contracts.core.shapes.x_b__mutmut_3: timeout
-    Running: 5 mutants
-    Running...
-    """
-    assert {
-        "contracts.core.value.x_a__mutmut_1": "survived",
-        "contracts.core.shapes.xǁVectorǁadd__mutmut_2": "no tests",
-        "contracts.core.shapes.x_b__mutmut_3": "timeout",
-    } == parse_results(text)
+def test_a_clean_run_passes_and_a_satisfied_probe_extension_is_no_mutant() -> None:
+    """Every mutant killed or listed: no problem, score 100 %; `satisfied` counts in neither part."""
+    verdicts = {A: "killed", B: "survived", C: "caught by type check", D: "satisfied"}
+    found = judge(verdicts, EVERY, {B: "same program"})
+    assert ([], 1.0) == (found.problems, found.score)
 
 
-def test_equivalents_need_a_reason(tmp_path: Path) -> None:
-    """A listed mutant carries a reviewed reason; one without is refused."""
-    good = tmp_path / "good.toml"
-    good.write_text('[[mutant]]\nname = "m1"\nreason = "equivalent: strict=False is the default"\n')
-    assert {"m1": "equivalent: strict=False is the default"} == load_equivalents(good)
-    bad = tmp_path / "bad.toml"
-    bad.write_text('[[mutant]]\nname = "m2"\nreason = "  "\n')
-    with pytest.raises(ValueError, match=r"bad\.toml: mutant 'm2' is listed without a reason"):
-        load_equivalents(bad)
-    unexplained = tmp_path / "unexplained.toml"
-    unexplained.write_text('[[mutant]]\nname = "m3"\n')
-    with pytest.raises(ValueError, match=r"mutant 'm3' is listed without a reason"):
-        load_equivalents(unexplained)
-    empty = tmp_path / "empty.toml"
-    empty.write_text("# nothing listed yet\n")
-    assert {} == load_equivalents(empty)
-    assert {} == load_equivalents(tmp_path / "missing.toml")
-
-
-CASES = [
-    pytest.param(STATS, {}, {}, [], [], id="passes"),
-    pytest.param(
-        {**STATS, "killed": 89},
-        {},
-        {},
-        [],
-        ["score 94.00% is below the threshold 95%"],
-        id="below-threshold",
-    ),
-    pytest.param(
-        STATS,
-        {"m1": "survived", "m2": "killed", "m3": "no tests"},
-        {"m1": "equivalent"},
-        [],
-        [
-            "unexplained no tests mutant: m3 "
-            "(kill it, or list it in tools/mutation/equivalents.toml with a reason)"
-        ],
-        id="unexplained-survivor",
-    ),
-    pytest.param(
-        STATS,
-        {"m2": "killed"},
-        {"m1": "equivalent"},
-        [],
-        ["listed mutant no longer exists: m1; remove it from tools/mutation/equivalents.toml"],
-        id="stale-listing",
-    ),
-    pytest.param(STATS, {"m1": "killed"}, {"m1": "equivalent"}, [], [], id="listed-now-killed-passes"),
-    pytest.param(
-        STATS,
-        {},
-        {},
-        [("a.py:3 shape", False), ("a.py:9 kind", True)],
-        [
-            "blind spot with logic (mutmut skips decorated functions): a.py:9 kind; "
-            "move the logic to a plain method"
-        ],
-        id="blind-spot-with-logic",
-    ),
-]
-
-
-@pytest.mark.parametrize(("stats", "results", "equivalents", "spots", "expected"), CASES)
-def test_problems(
-    stats: dict[str, int],
-    results: dict[str, str],
-    equivalents: dict[str, str],
-    spots: list[tuple[str, bool]],
-    expected: list[str],
-) -> None:
-    """The gate names every reason it fails, and nothing when the run is clean."""
-    assert expected == problems(stats, results, equivalents, spots, 0.95)
-
-
-def test_listed_mutants_that_are_now_killed_are_reported() -> None:
-    """A listed mutant that tests now kill (or time out) is a warning, never a failure."""
-    from tools.mutation.gate import warnings
-
-    results = {"m1": "killed", "m2": "survived", "m3": "timeout"}
+@pytest.mark.parametrize("status", ["survived", "no tests", "suspicious", "segfault"])
+def test_an_unlisted_mutant_that_was_not_killed_fails(status: str) -> None:
+    """Each not-killed status fails unless the mutant is listed; listed, it is an equivalent."""
     assert [
-        "listed mutant is now killed: m1; remove it from tools/mutation/equivalents.toml",
-        "listed mutant is now timeout: m3; remove it from tools/mutation/equivalents.toml",
-    ] == warnings(results, {"m1": "r", "m2": "r", "m3": "r", "m4": "r"})
+        f"unlisted {status} mutant: pkg.mod.g: - if x: | + if not x: (kill it, or list it in L)"
+    ] == judge({C: status}, EVERY, {}, threshold=0.0, list_path="L").problems
+    assert [] == judge({C: status}, EVERY, {C: "why"}, threshold=0.0).problems
 
 
-def test_blind_spots_flag_decorated_functions_with_logic(tmp_path: Path) -> None:
-    """Decorated functions are listed; those doing more than delegating are flagged."""
-    source = tmp_path / "m.py"
-    source.write_text(
-        "import functools\n"
-        "class A:\n"
-        "    @property\n"
-        "    def shape(self):\n"
-        '        """Doc."""\n'
-        "        return self.shape_tuple()\n"
-        "    @property\n"
-        "    def size(self):\n"
-        "        return len(self.items) * 2\n"
-        "    @staticmethod\n"
-        "    def plain(x):\n"
-        "        return x + 1\n"
-        "    @functools.cache\n"
-        "    def name(self):\n"
-        "        return self._name\n"
-        "    @property\n"
-        "    def empty(self):\n"
-        "        pass\n"
-        "    @property\n"
-        "    def doubled(self):\n"
-        "        return self.scaled(self.size * 2)\n"
-        "    @property\n"
-        "    def passed_on(self):\n"
-        "        return self.scaled(self.size, factor=2)\n"
-    )
-    assert [
-        (f"{source}:4 shape", False),
-        (f"{source}:8 size", True),
-        (f"{source}:14 name", False),
-        (f"{source}:17 empty", True),
-        (f"{source}:20 doubled", True),  # a call is a delegation only when its arguments compute nothing
-        (f"{source}:23 passed_on", False),
-    ] == blind_spots([source])
+@pytest.mark.parametrize("status", ["not checked", "check was interrupted by user", "not run", "refused"])
+def test_a_mutant_that_did_not_finish_fails_listed_or_not(status: str) -> None:
+    """A run that did not finish has no verdict: it fails the gate even for a listed mutant."""
+    expected = [f"mutant did not finish ({status}): pkg.mod.g: - if x: | + if not x:; run it again"]
+    assert expected == judge({A: "killed", C: status}, EVERY, {C: "why"}, threshold=0.0).problems
 
 
-def test_report_text() -> None:
-    """The report gives the score, threshold, goal, every count and each blind spot."""
-    assert (
-        "mutation score 95.00% (threshold 96%, goal 98%): killed 90, timeout 5, survived 3, no_tests 2, "
-        "suspicious 0, skipped 0, total 100\n"
-        "functions mutmut cannot mutate: 2\n"
-        "  a.py:3 shape\n"
-        "  a.py:9 kind (holds logic)"
-    ) == report({**STATS, "suspicious": 0}, [("a.py:3 shape", False), ("a.py:9 kind", True)], 0.96)
-    assert "suspicious 0" in report({k: v for k, v in STATS.items() if k != "suspicious"}, [], 0.95)
+@pytest.mark.parametrize("status", ["killed", "timeout"])
+def test_a_listed_mutant_that_is_detected_fails(status: str) -> None:
+    """A listed entry whose mutant tests now detect must leave the list."""
+    assert [f"listed mutant is {status}: {A[0]}: - return a + b | + return a - b; remove it from L"] == judge(
+        {A: status}, EVERY, {A: "why"}, list_path="L"
+    ).problems
 
 
-def test_main_reads_the_default_paths(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+def test_a_stale_listing_fails_on_a_whole_run_and_on_a_sample() -> None:
+    """An entry that matches no mutant of today's code fails, judged against every mutant, not
+    against what ran: a sample of one function fails on a stale entry of another."""
+    stale: Key = ("pkg.mod.gone", "- x\n+ y")
+    message = "listed mutant matches no mutant of today's code: pkg.mod.gone: - x | + y; remove it from L"
+    whole = judge(dict.fromkeys(EVERY, "killed"), EVERY, {stale: "why"}, list_path="L")
+    sample = judge({A: "killed"}, EVERY, {stale: "why"}, list_path="L")
+    assert [message] == whole.problems == sample.problems
+    assert [] == judge({A: "killed"}, EVERY, {C: "a listed mutant outside the sample"}).problems
+
+
+def test_a_score_below_the_threshold_fails_and_no_verdict_at_all_fails() -> None:
+    """19 of 20 killed is 95 %: only the survivor fails; 18 of 20 fails the threshold too; nothing
+    judged is no pass."""
+    keys = [("f", str(n)) for n in range(20)]
+    nineteen = {key: "killed" for key in keys[:19]} | {keys[19]: "survived"}
+    assert 1 == len(judge(nineteen, keys, {}).problems)
+    eighteen = nineteen | {keys[18]: "survived"}
+    assert "score 90.00% is below the threshold 95%" == judge(eighteen, keys, {}).problems[-1]
+    assert 3 == len(judge(eighteen, keys, {}).problems)
+    assert ["no mutant was judged"] == judge({}, keys, {}).problems
+
+
+def test_the_report_gives_the_score_each_problem_on_one_line_and_the_verdict_last(
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
-    """Run from the project root, the gate finds mutants/, tools/mutation/ and src/contracts by default."""
-    (tmp_path / "mutants").mkdir()
-    (tmp_path / "mutants" / "mutmut-cicd-stats.json").write_text(json.dumps({**STATS, "killed": 86}))
-    (tmp_path / "tools" / "mutation").mkdir(parents=True)
-    (tmp_path / "tools" / "mutation" / "equivalents.toml").write_text(
-        '[[mutant]]\nname = "contracts.a.x_f__mutmut_1"\nreason = "equivalent"\n'
-    )
-    source = tmp_path / "src" / "contracts"
-    source.mkdir(parents=True)
-    (source / "m.py").write_text("class A:\n    @property\n    def p(self):\n        return 1 + 1\n")
-    results = tmp_path / "results.txt"
-    results.write_text("contracts.a.x_f__mutmut_1: survived\n")
-    monkeypatch.chdir(tmp_path)
-    assert 1 == main(["--results", str(results), "--threshold", "0.9"])
-    out = capsys.readouterr().out
-    assert "mutation score 91.00% (threshold 90%" in out
-    assert "unexplained" not in out
-    assert "FAIL: blind spot with logic (mutmut skips decorated functions): src/contracts/m.py:3 p" in out
-    assert "score" not in out.split("FAIL:", 1)[1]
+    """gate prints the score line, one FAIL line per problem (the caller's own first), the verdict
+    last, and returns 1 when it fails, 0 when it passes."""
+    code = gate("mutation", {A: "killed", C: "survived"}, EVERY, {}, 0.0, "L", ["decorated function: f"])
+    lines = capsys.readouterr().out.splitlines()
+    assert (1, 4) == (code, len(lines))
+    assert lines[0].startswith("mutation score 50.00% (threshold 0%): 1 killed, 1 not killed")
+    assert ["FAIL: decorated function: f", "FAIL: unlisted survived mutant: "] == [lines[1], lines[2][:32]]
+    assert "mutation gate: failed" == lines[-1]
+    assert 0 == gate("spec-mutation", {A: "killed"}, EVERY, {}, 0.95, "L")
+    assert "spec-mutation gate: passed" == capsys.readouterr().out.splitlines()[-1]
 
 
-def test_main_exit_code_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """main prints the score and counts, and exits 1 on any problem, 0 otherwise."""
-    stats = tmp_path / "stats.json"
-    stats.write_text(json.dumps(STATS))
-    results = tmp_path / "results.txt"
-    results.write_text("contracts.a.x_f__mutmut_1: survived\n")
-    source = tmp_path / "src"
-    source.mkdir()
-    arguments = ["--stats", str(stats), "--results", str(results), "--source", str(source)]
-    arguments += ["--pending", str(tmp_path / "none.toml")]  # not the repository's own list
-    equivalents = tmp_path / "eq.toml"
-    assert 1 == main([*arguments, "--equivalents", str(equivalents)])
-    out = capsys.readouterr().out
-    assert "mutation score 95.00% (threshold 95%, goal 98%): killed 90, timeout 5, survived 3" in out
-    assert "FAIL: unexplained survived mutant: contracts.a.x_f__mutmut_1" in out
-    assert out.rstrip().endswith("mutation gate: failed")
-    equivalents.write_text('[[mutant]]\nname = "contracts.a.x_f__mutmut_1"\nreason = "equivalent"\n')
-    assert 0 == main([*arguments, "--equivalents", str(equivalents)])
-    assert capsys.readouterr().out.rstrip().endswith("mutation gate: passed")
-    results.write_text("contracts.a.x_f__mutmut_1: killed\n")
-    assert 0 == main([*arguments, "--equivalents", str(equivalents)])
-    assert "WARNING: listed mutant is now killed: contracts.a.x_f__mutmut_1" in capsys.readouterr().out
-
-
-def test_results_come_from_mutmut(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    """Without --results, the gate reads `python -m mutmut results` from the same interpreter."""
-    import subprocess
-    import sys
-
-    from tools.mutation import gate as mutation
-
-    calls: list[list[str]] = []
-
-    def fake_run(command: list[str], **options: object) -> subprocess.CompletedProcess[str]:
-        calls.append(command)
-        assert {"capture_output": True, "text": True, "check": True} == options
-        return subprocess.CompletedProcess(command, 0, stdout="contracts.a.x_f__mutmut_1: survived\n")
-
-    monkeypatch.setattr(subprocess, "run", fake_run)
-    assert "contracts.a.x_f__mutmut_1: survived\n" == mutation.mutmut_results()
-    assert [[sys.executable, "-m", "mutmut", "results"]] == calls
-    stats = tmp_path / "stats.json"
-    stats.write_text(json.dumps(STATS))
-    source = tmp_path / "src"
-    source.mkdir()
-    arguments = ["--stats", str(stats), "--source", str(source), "--equivalents", str(tmp_path / "none")]
-    assert 1 == main(arguments)
-    assert 2 == len(calls)
-
-
-@pytest.mark.parametrize(
-    ("source", "expected"),
-    [
-        pytest.param("@property\ndef f(): pass", "property", id="name"),
-        pytest.param("@functools.cache\ndef f(): pass", "cache", id="attribute"),
-        pytest.param("@functools.lru_cache(maxsize=2)\ndef f(): pass", "lru_cache", id="call"),
-        pytest.param("@hook(tryfirst=True)\ndef f(): pass", "hook", id="call-of-name"),
-        pytest.param("@handlers[0]\ndef f(): pass", "handlers[0]", id="subscript"),
-    ],
-)
-def test_decorator_name(source: str, expected: str) -> None:
-    """A decorator is named by its last dotted part, calls included; anything else by its source."""
-    import ast
-
-    function = ast.parse(source).body[0]
-    assert isinstance(function, ast.FunctionDef)
-    assert expected == decorator_name(function.decorator_list[0])
-
-
-STATUS_CASES = [
-    pytest.param("killed", False, [], [], id="killed"),
-    pytest.param(
-        "killed", True, [], ["listed mutant is now killed: m; remove it from {eq}"], id="killed-listed"
-    ),
-    pytest.param("timeout", False, [], [], id="timeout"),
-    pytest.param(
-        "timeout", True, [], ["listed mutant is now timeout: m; remove it from {eq}"], id="timeout-listed"
-    ),
-    pytest.param("caught by type check", False, [], [], id="caught-by-type-check"),
-    pytest.param("skipped", False, [], [], id="skipped"),
-    pytest.param(
-        "skipped", True, [], ["listed mutant is now skipped: m; remove it from {eq}"], id="skipped-listed"
-    ),
-    *(
-        pytest.param(
-            status,
-            False,
-            [f"unexplained {status} mutant: m (kill it, or list it in {{eq}} with a reason)"],
-            [],
-            id=status.replace(" ", "-"),
-        )
-        for status in ("survived", "no tests", "suspicious", "segfault")
-    ),
-    *(
-        pytest.param(status, True, [], [], id=f"{status.replace(' ', '-')}-listed")
-        for status in ("survived", "no tests", "suspicious", "segfault")
-    ),
-    *(
-        pytest.param(
-            status,
-            listed,
-            [f"mutant {status}: m; the mutmut run did not finish, run it again"],
-            [],
-            id=f"{status.replace(' ', '-')}{'-listed' if listed else ''}",
-        )
-        for status in ("not checked", "check was interrupted by user")
-        for listed in (False, True)
-    ),
-]
-
-
-@pytest.mark.parametrize(("status", "listed", "failures", "warned"), STATUS_CASES)
-def test_every_mutmut_status(status: str, listed: bool, failures: list[str], warned: list[str]) -> None:
-    """Each status `mutmut results` prints is read and fails the gate, warns or passes as documented."""
-    from tools.mutation.gate import EQUIVALENTS, warnings
-
-    results = parse_results(f"    m: {status}\n")
-    assert {"m": status} == results
-    equivalents = {"m": "reviewed"} if listed else {}
-    assert [line.format(eq=EQUIVALENTS) for line in failures] == problems(
-        STATS, results, equivalents, [], 0.95
-    )
-    assert [line.format(eq=EQUIVALENTS) for line in warned] == warnings(results, equivalents)
-
-
-def test_pending_survivors_pass_in_plain_view_and_expire(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
-    """A pending survivor passes the gate but is printed with its reason; once killed it is a warning,
-    once gone a failure; pending never hides a survivor that is not listed."""
-    stats = tmp_path / "stats.json"
-    stats.write_text(json.dumps(STATS))
-    results = tmp_path / "results.txt"
-    results.write_text("contracts.a.x_f__mutmut_1: survived\ncontracts.a.x_g__mutmut_2: no tests\n")
-    source = tmp_path / "src"
-    source.mkdir()
-    pending = tmp_path / "pending.toml"
-    pending.write_text(
-        '[[mutant]]\nname = "contracts.a.x_f__mutmut_1"\nreason = "needs a test of f\'s edge"\n'
-    )
-    arguments = ["--stats", str(stats), "--results", str(results), "--source", str(source)]
-    arguments += ["--equivalents", str(tmp_path / "none.toml"), "--pending", str(pending)]
-    assert 1 == main(arguments)
-    out = capsys.readouterr().out
-    assert "PENDING: survived mutant contracts.a.x_f__mutmut_1: needs a test of f's edge\n" in out
-    assert "FAIL: unexplained no tests mutant: contracts.a.x_g__mutmut_2" in out
-    assert "x_f__mutmut_1 (kill it" not in out
-    results.write_text("contracts.a.x_f__mutmut_1: survived\n")
-    assert 0 == main(arguments)
-    assert capsys.readouterr().out.rstrip().endswith("mutation gate: passed")
-    results.write_text("contracts.a.x_f__mutmut_1: killed\n")
-    assert 0 == main(arguments)
-    out = capsys.readouterr().out
-    assert (
-        "WARNING: pending mutant is now killed: contracts.a.x_f__mutmut_1; "
-        "remove it from tools/mutation/pending.toml" in out
-    )
-    assert "PENDING" not in out
-    results.write_text("contracts.a.x_h__mutmut_3: killed\n")
-    assert 1 == main(arguments)
-    out = capsys.readouterr().out
-    assert (
-        "FAIL: pending mutant no longer exists: contracts.a.x_f__mutmut_1; "
-        "remove it from tools/mutation/pending.toml" in out
-    )
+def test_the_list_reads_back_what_is_written_and_refuses_an_entry_without_reason(tmp_path: Path) -> None:
+    """Changes of several lines, quotes and backslashes read back as written; a missing reason, a
+    missing change or a repeated entry is refused, naming the mutant."""
+    tricky: Key = ("pkg.m.f", "- s = \"a\\n\" + 'b'\n+ s = \"XXa\\nXX\" + 'b'")
+    path = tmp_path / "list.toml"
+    path.write_text(dump_listed([("function", tricky, "why"), ("row", D, "it's the same")], "# header"))
+    assert {tricky: "why", D: "it's the same"} == load_listed(path)
+    path.write_text('[[mutant]]\nfunction = "f"\nchange = "c"\nreason = " "\n')
+    with pytest.raises(ValueError, match="f: c is listed without a reason"):
+        load_listed(path)
+    path.write_text('[[mutant]]\nfunction = "f"\nreason = "r"\n')
+    with pytest.raises(ValueError, match="needs `function`"):
+        load_listed(path)
+    path.write_text('[[mutant]]\nrow = "R"\nchange = "c"\nreason = "r"\n' * 2)
+    with pytest.raises(ValueError, match="R: c is listed twice"):
+        load_listed(path)
+    assert {} == load_listed(tmp_path / "absent.toml")

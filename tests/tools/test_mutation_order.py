@@ -1,7 +1,9 @@
-"""Under mutmut a mutant's tests run fastest first; every other session keeps pytest's order."""
+"""Under mutmut a mutant's tests run fastest first (every other session keeps pytest's order), and the
+stats pass's child processes run the code unmutated."""
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -74,3 +76,18 @@ def test_the_plugin_reorders_only_a_mutants_run(
     items = [Item(n) for n in ("slow", "fast", "medium")]
     order.pytest_collection_modifyitems(items)
     assert expected == ids(items)
+
+
+@pytest.mark.parametrize(
+    ("mark", "left"),
+    [("stats", None), ("contracts.core.linear.x_f__mutmut_1", "contracts.core.linear.x_f__mutmut_1")],
+)
+def test_children_of_the_stats_pass_do_not_inherit_its_mark(
+    mark: str, left: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Once the tests are collected, mutmut's stats mark leaves the environment a test's child process
+    inherits (the end-to-end proof: tests/tools/test_mutation_mutmut.py); a mutant's name stays, so
+    children run the mutant."""
+    monkeypatch.setenv("MUTANT_UNDER_TEST", mark)
+    order.pytest_collection_finish()
+    assert left == os.environ.get("MUTANT_UNDER_TEST")

@@ -33,6 +33,9 @@ from contracts.verify.runner import (
 )
 from tests.common.paths import SRC, SUITE
 
+# where a fresh interpreter (no PYTHONPATH) imports contracts from: the probe child's import root
+WHERE = "import contracts, pathlib; print(pathlib.Path(contracts.__file__).parents[1])"
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -178,15 +181,23 @@ def test_verify_assembles_the_report_from_the_child_results(
     """verify runs the child in the suite root, quietly, and builds the report from its results: the
     chosen rows (deselected under -k when no test names them), loose tests, unknown ids, errors,
     the engine and the workers."""
+    # the child's (and each repro's) PYTHONPATH: the package root this process imports from, the current
+    # directory, then the adapter's import root as the probe child found it, each once (under mutmut this
+    # process imports contracts from mutants/src, the probe child from the installed package)
+    found = subprocess.run(
+        [sys.executable, "-c", WHERE],
+        cwd=tmp_path,
+        env={name: value for name, value in os.environ.items() if name != "PYTHONPATH"},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    path = ":".join(dict.fromkeys([SRC, str(tmp_path), found]))
     root = SUITE
     seen = fake_child(monkeypatch, RESULTS, 1)
     monkeypatch.chdir(tmp_path)
     for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "HYPOTHESIS_STORAGE_DIRECTORY"):
         monkeypatch.delenv(name, raising=False)
-    # the child's (and each repro's) PYTHONPATH: the current directory, then the adapter's import root as
-    # the probe child found it (under mutmut this process imports contracts from mutants/src, the child
-    # from the installed package)
-    path = f"{SRC}:{tmp_path}"
     options = VerifyOptions(
         impl="reference",
         rows=["S03.grad.add,S03.grad.mul"],

@@ -1,4 +1,4 @@
-"""`python -m tools.spec_mutation` and `contracts spec-mutation`: run, write the results, gate."""
+"""`python -m tools.spec_mutation`: run, write the results, gate (tools.spec_mutation.gate)."""
 
 from __future__ import annotations
 
@@ -11,15 +11,19 @@ from pathlib import Path
 from typing import Any
 
 from contracts.spec import spec_dir
+from tools.mutation.gate import Key
 from tools.spec_mutation import sample
-from tools.spec_mutation.gate import EQUIVALENTS, THRESHOLD, load_listed, problems, report, warnings
+from tools.spec_mutation.catalog import catalog
+from tools.spec_mutation.gate import EQUIVALENTS, THRESHOLD, gate_results
 from tools.spec_mutation.runner import RunOptions, run, run_statements
-from tools.spec_mutation.summary import RESULTS
+from tools.spec_mutation.statements import source_mutants
+
+RESULTS = Path("mutants/spec-mutation.json")
 
 
 def parser() -> argparse.ArgumentParser:
     made = argparse.ArgumentParser(
-        prog="contracts spec-mutation",
+        prog="python -m tools.spec_mutation",
         description="Mutate every spec row's machine-readable fields and the implementation's guards, "
         "run the bound tests, and gate: every survivor killed or listed with its reason.",
     )
@@ -36,28 +40,10 @@ def parser() -> argparse.ArgumentParser:
         help="only the rows and guarded functions drawn at this percentage (default: 100, all)",
     )
     made.add_argument("--sample-seed", default="0", metavar="SEED", help="the sample's seed (default: 0)")
-    made.add_argument(
-        "--mutmut-stats",
-        type=Path,
-        metavar="FILE",
-        help="the statement mutants' coverage map from mutmut's stats of the same code, when the file "
-        "exists (tox runs mutation first); else a profiled pass of the suite",
-    )
     made.add_argument("--gate-only", action="store_true", help="gate the existing results file")
     made.add_argument("--threshold", type=float, default=THRESHOLD)
     made.add_argument("--hypothesis-profile", dest="profile", default="mutation")
     return made
-
-
-def coverage_source(stats: Path | None, no_statements: bool) -> Path | None:
-    """The mutmut stats file the statement run will read, or None for a profiled pass (said aloud)."""
-    if no_statements:
-        return None
-    if stats is not None and stats.is_file():
-        print(f"spec-mutation: statement coverage map from mutmut's stats ({stats})")
-        return stats
-    print("spec-mutation: statement coverage map from a profiled pass of the suite")
-    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -65,10 +51,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not args.gate_only:
         root = Path(os.getcwd())
         drawn = sample.record(args.sample_seed, args.sample)
-        stats = coverage_source(args.mutmut_stats, args.no_statements)
-        options = RunOptions(
-            root, spec_dir(), args.jobs, args.profile, tuple(args.rows), sample=drawn, mutmut_stats=stats
-        )
+        options = RunOptions(root, spec_dir(), args.jobs, args.profile, tuple(args.rows), sample=drawn)
         results: dict[str, Any] = {"spec": run(options), "sample": drawn}
         if not args.no_statements:
             results["statements"] = run_statements(options)
@@ -81,12 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"spec-mutation: no results file {args.out}", file=sys.stderr)
         return 2
     results = json.loads(args.out.read_bytes())
-    listed = load_listed(args.equivalents)
-    print(report(results, listed))
-    for line in warnings(results, listed):
-        print(f"WARNING: {line}")
-    failures = problems(results, listed, args.threshold)
-    for line in failures:
-        print(f"FAIL: {line}")
-    print("spec-mutation gate: " + ("failed" if failures else "passed"))
-    return 1 if failures else 0
+    rows = catalog(spec_dir())
+    existing: set[Key] = {(entry.row_id, mutant.change) for entry in rows for mutant in entry.mutants}
+    existing |= {(mutant.function, mutant.change) for mutant in source_mutants(Path("src"), "contracts")}
+    return gate_results(results, existing, rows, args.equivalents, args.threshold)

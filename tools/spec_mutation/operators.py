@@ -1,13 +1,17 @@
 """Spec mutants: for one row, every mutant of its machine-readable fields.
 
-A mutant id is `row id:field:operator:index` (index counts within field and operator, in a fixed
-order), so ids are stable from run to run and an equivalent can be listed by id.
+A mutant is keyed by its row id and its change: the path of the one value it changes and that value
+before and after (`examples.0.value: 3 -> 4`, `expr: "a * b" -> "a + b"`; a change to several items
+of a list, or to its length, shows the whole list). The key names what the mutant states, not where
+it comes in the generator's order, so an edit elsewhere in the row or the file keeps it. Within one
+run a mutant also has a positional id (`row id:field:operator:index`) that the runner's plan uses.
 """
 
 from __future__ import annotations
 
 import copy
 import dataclasses
+import json
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
@@ -37,11 +41,42 @@ class Mutant:
     field: str
     operator: str
     index: int
-    description: str
+    change: str  # what the mutant changes: `path: old -> new` (see the module's docstring)
     row: dict[str, Any] = dataclasses.field(repr=False, compare=False)
 
     def mutant_id(self) -> str:
         return f"{self.row_id}:{self.field}:{self.operator}:{self.index}"
+
+
+def same(first: Any, second: Any) -> bool:
+    """Equal as the spec file states them (nan equals nan)."""
+    return json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+
+
+def difference(old: Any, new: Any, path: tuple[str, ...] = ()) -> tuple[tuple[str, ...], Any, Any]:
+    """The path to the one value that differs (into tables with the same keys and lists of the same
+    length while exactly one item differs), and that value on each side."""
+    if isinstance(old, dict) and isinstance(new, dict) and old.keys() == new.keys():
+        differing = [key for key in old if not same(old[key], new[key])]
+        if len(differing) == 1:
+            return difference(old[differing[0]], new[differing[0]], (*path, str(differing[0])))
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        differing_items = [index for index, item in enumerate(old) if not same(item, new[index])]
+        if len(differing_items) == 1:
+            return difference(
+                old[differing_items[0]], new[differing_items[0]], (*path, str(differing_items[0]))
+            )
+    return path, old, new
+
+
+def change_of(row: Mapping[str, Any], mutated: Mapping[str, Any]) -> str:
+    """`path: old -> new`, the values as JSON (strings quoted)."""
+    path, old, new = difference(dict(row), dict(mutated))
+
+    def shown(item: Any) -> str:
+        return json.dumps(item, ensure_ascii=False, sort_keys=True)
+
+    return f"{'.'.join(path)}: {shown(old)} -> {shown(new)}"
 
 
 Change = tuple[str, str, str, Callable[[dict[str, Any]], None]]  # field, operator, description, edit
@@ -266,11 +301,11 @@ def row_mutants(row: Mapping[str, Any], context: Mapping[str, Any]) -> list[Muta
     """Every mutant of the row; a change that leaves the row as it was is no mutant."""
     counts: dict[tuple[str, str], int] = {}
     found: list[Mutant] = []
-    for name, operator, description, edit in CHANGES[row["kind"]](row, context):
+    for name, operator, _, edit in CHANGES[row["kind"]](row, context):
         mutated = changed(row, edit)
         if mutated == row:
             continue
         index = counts.get((name, operator), 0)
         counts[(name, operator)] = index + 1
-        found.append(Mutant(row["id"], name, operator, index, description, mutated))
+        found.append(Mutant(row["id"], name, operator, index, change_of(row, mutated), mutated))
     return found

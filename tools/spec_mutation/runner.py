@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tools.mutation.gate import fork_safe_environment
+from tools.mutation.run import fork_safe_environment
 from tools.spec_mutation import sample
 from tools.spec_mutation.catalog import RowMutants, catalog, read_document
 from tools.spec_mutation.statements import source_mutants
@@ -44,7 +44,6 @@ class RunOptions:
     package: str = "contracts"  # statement mutants: the package under root/src
     statement_suite: tuple[str, ...] = ("tests", "src/contracts/spec_suite")
     sample: dict[str, Any] | None = None  # sample.record(seed, percent); None: every row and guard
-    mutmut_stats: Path | None = None  # statement mutants' coverage map from mutmut's stats, not profiled
 
 
 def chosen(
@@ -132,7 +131,7 @@ def run_shards(options: RunOptions, parts: Sequence[Sequence[RowMutants]]) -> li
 
 
 def results(entries: Sequence[RowMutants], ran: Sequence[dict[str, Any]], seconds: float) -> dict[str, Any]:
-    """The results document: per row, its mutants with field, operator, description and verdict."""
+    """The results document: per row, its mutants with field, operator, change and verdict."""
     by_row = {row["row_id"]: row for row in ran}
     rows = []
     for entry in entries:
@@ -143,7 +142,7 @@ def results(entries: Sequence[RowMutants], ran: Sequence[dict[str, Any]], second
                 "id": m.mutant_id(),
                 "field": m.field,
                 "operator": m.operator,
-                "description": m.description,
+                "change": m.change,
                 **{k: verdicts[m.mutant_id()][k] for k in ("status", "killed_by", "seconds")},
             }
             for m in entry.mutants
@@ -183,7 +182,6 @@ STATEMENT_IGNORED = (
     "tests/verify/test_shipped_verdicts.py",
     "tests/tools",
 )
-OWN_PACKAGE = "spec_mutation"  # the tool itself (package.spec_mutation): mutmut mutates it
 
 
 def statement_plan(root: Path, package: str, drawn: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -192,16 +190,15 @@ def statement_plan(root: Path, package: str, drawn: dict[str, Any] | None = None
     say which mutant a failing test ran)."""
     entries = []
     for mutant in source_mutants(root / "src", package):
-        if mutant.module.startswith(f"{package}.{OWN_PACKAGE}"):
-            continue
-        if not sample.taken(f"{mutant.module}:{mutant.qualname}", drawn):
+        if not sample.taken(mutant.function, drawn):
             continue
         entries.append(
             {
                 "id": mutant.mutant_id(),
                 "module": mutant.module,
                 "qualname": mutant.qualname,
-                "description": mutant.description,
+                "function": mutant.function,
+                "change": mutant.change,
                 "path": f"<{mutant.mutant_id()}>",
                 "source": mutant.source,
             }
@@ -229,7 +226,6 @@ def statement_command(options: RunOptions, place: Path) -> list[str]:
         f"--hypothesis-profile={options.profile}",
         *PYTEST_OPTIONS,
         *(f"--ignore={ignored}" for ignored in STATEMENT_IGNORED),
-        *([f"--statement-mutation-stats={options.mutmut_stats}"] if options.mutmut_stats else []),
         *options.statement_suite,
     ]
 
@@ -273,7 +269,10 @@ def run_statements(options: RunOptions) -> dict[str, Any]:
         with ThreadPoolExecutor(max_workers=max(1, len(places))) as pool:
             sessions = list(pool.map(lambda shard: run_statement_session(options, shard), places))
     verdicts = {verdict["id"]: verdict for session in sessions for verdict in session["mutants"]}
-    mutants = [{**verdicts[entry["id"]], "description": entry["description"]} for entry in entries]
+    mutants = [
+        {**verdicts[entry["id"]], "function": entry["function"], "change": entry["change"]}
+        for entry in entries
+    ]
     return {
         "kind": "statement",
         "seconds": round(time.monotonic() - started, 1),

@@ -1,31 +1,30 @@
-"""The spec-mutation sample: whole rows and whole guarded functions, drawn like mutmut's sample.
+"""The spec-mutation sample: whole rows and whole guarded functions.
 
 For a quick run, or a machine that cannot afford the whole (CI runs the whole today), a deterministic
-sample: a row (by its id) or a function (by `module:qualname`) is in it when
-tools.mutation.sample.drawn says so for the seed and percentage. The results record the sample,
-so the gate judges only the listed mutants the sample could have met.
+sample: a row (by its id) or a guarded function (dotted) is in it when `drawn` says so for the seed
+and percentage. The results record the sample.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import math
 from collections.abc import Mapping
 from typing import Any
 
-from tools.mutation.sample import drawn
-
 EVERYTHING = 100.0
 
 
-def key(mutant_id: str, statement: bool) -> str:
-    """What is drawn for a mutant: its row id (`ROW:field:...`) or its function (`module:qualname:...`)."""
-    row_or_module, _, rest = mutant_id.partition(":")
-    return f"{row_or_module}:{rest.partition(':')[0]}" if statement else row_or_module
+def drawn(name: str, seed: str, percent: float) -> bool:
+    """Whether a row id or function is in the sample: its hash with the seed, as a fraction of 2**64,
+    is below the percentage (the same seed and name always draw alike)."""
+    digest = hashlib.sha256(f"{seed}\0{name}".encode()).digest()
+    return int.from_bytes(digest[:8]) < percent / 100 * 2**64
 
 
 def taken(name: str, sample: Mapping[str, Any] | None) -> bool:
-    """Whether a row id or `module:qualname` is in the recorded sample (no sample: everything is)."""
+    """Whether a row id or function is in the recorded sample (no sample: everything is)."""
     if sample is None:
         return True
     return drawn(name, str(sample["seed"]), float(sample["percent"]))

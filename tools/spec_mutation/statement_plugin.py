@@ -1,8 +1,7 @@
 """The pytest plugin that runs statement mutants in one session (`-p ...spec_mutation.statement_plugin`).
 
 Collection happens once. A first pass runs every test once with a profiler that notes which of the
-mutated functions each test calls (the coverage map), unless mutmut's stats of the same code are given:
-its own stats run traced the same map. Then, per mutant, a forked child compiles the
+mutated functions each test calls (the coverage map). Then, per mutant, a forked child compiles the
 mutated module from its temporary copy, gives the live function the mutated code, and runs the
 tests that call the function until one fails; the parent reads the child's exit code. The source
 tree is never edited, and each mutant lives only in its own child process.
@@ -18,14 +17,13 @@ import signal
 import sys
 import time
 import types
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from _pytest.runner import runtestprotocol
 
-from tools.mutation import sample as mutation_sample
 from tools.spec_mutation.status import KILLED, NO_TESTS, NOT_RUN, SURVIVED, TIMEOUT
 
 FLOOR_SECONDS = 10.0  # a child slower than this plus 10x its tests' profiled time is a timeout (killed)
@@ -35,11 +33,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("contracts-statement-mutation")
     group.addoption("--statement-mutation-plan", help="run the statement mutants of this plan (JSON)")
     group.addoption("--statement-mutation-out", help="write the verdicts (JSON) here (required with a plan)")
-    group.addoption(
-        "--statement-mutation-stats",
-        help="take the coverage map from mutmut's stats of this same code (mutants/mutmut-stats.json) "
-        "instead of a profiled pass",
-    )
 
 
 def resolve(module: str, qualname: str) -> Callable[..., Any]:
@@ -90,29 +83,6 @@ def coverage(
         for name in hit:
             calls.setdefault(name, []).append(index)
     return calls, seconds
-
-
-def mutmut_name(name: str) -> str:
-    """mutmut's name of the function `module:qualname` (see tools.mutation.sample.mutmut_name)."""
-    module, _, qualname = name.partition(":")
-    owner, _, function = qualname.rpartition(".")
-    return mutation_sample.mutmut_name(module, owner, function)
-
-
-def stats_coverage(
-    items: Sequence[pytest.Item], names: Sequence[str], stats: Mapping[str, Any]
-) -> tuple[dict[str, list[int]], list[float]]:
-    """The coverage map and test times read from mutmut's stats (its own run traced which tests call
-    each function it mutates) instead of a profiled pass: the same map, at no cost."""
-    index_of = {item.nodeid: index for index, item in enumerate(items)}
-    calls: dict[str, list[int]] = {}
-    for name in names:
-        tests = stats["tests_by_mangled_function_name"].get(mutmut_name(name), ())
-        found = sorted(index_of[test] for test in tests if test in index_of)
-        if found:
-            calls[name] = found
-    durations: Mapping[str, float] = stats["duration_by_test"]
-    return calls, [durations.get(item.nodeid, 0.0) for item in items]
 
 
 def run_item(item: pytest.Item) -> list[pytest.TestReport]:
@@ -179,11 +149,7 @@ def run_plan(session: pytest.Session) -> bool | None:
     targets = {function.__code__: name for name, function in functions.items()}
     items = list(session.items)
     started = time.monotonic()
-    stats_file = session.config.getoption("--statement-mutation-stats")
-    if stats_file:
-        calls, seconds = stats_coverage(items, list(functions), json.loads(Path(stats_file).read_bytes()))
-    else:
-        calls, seconds = coverage(items, targets)
+    calls, seconds = coverage(items, targets)
     baseline = time.monotonic() - started
     verdicts: list[dict[str, Any]] = []
     for mutant in plan:

@@ -3,17 +3,21 @@
 A guard is an `if ...:` whose block ends in `raise` (and has no else), or a bare call of a check
 function (a name starting with `check` or `require`, or one imported from contracts.core.checks). The
 mutants are text edits of the module (the guard's lines become `pass`, or two guards' lines trade
-places), so the rest of the file is untouched. Ids name module, function and index, not lines.
+places), so the rest of the file is untouched. A mutant is keyed by its function (dotted, as mutmut's
+are: `contracts.core.linear.Linear.current_refs`) and its change (`delete `if x < 0:``, `swap `a` and
+`b``; the second of two identical changes in one function says so: `... [2]`), never by a line or a
+position, so an edit elsewhere keeps the key. Within one run a mutant also has a positional id.
 """
 
 from __future__ import annotations
 
 import ast
+import dataclasses
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.mutation.gate import mutated_files
+from tools.mutation.mutants import mutated_files
 
 CHECK_PREFIXES = ("check", "require")
 CHECKS_MODULE = "contracts.core.checks"
@@ -31,8 +35,14 @@ class StatementMutant:
     path: Path
     source: str
 
+    change: str = ""  # the description, with its occurrence when the function holds it twice
+
     def mutant_id(self) -> str:
         return f"{self.module}:{self.qualname}:{self.operator}:{self.index}"
+
+    @property
+    def function(self) -> str:
+        return f"{self.module}.{self.qualname}"
 
 
 def checks_names(tree: ast.Module) -> frozenset[str]:
@@ -111,7 +121,7 @@ def swapped(lines: Sequence[str], first: ast.stmt, second: ast.stmt) -> str:
 
 
 def summary(statement: ast.stmt) -> str:
-    return ast.unparse(statement).splitlines()[0][:80]
+    return ast.unparse(statement).splitlines()[0]
 
 
 def module_mutants(path: Path, module: str) -> list[StatementMutant]:
@@ -152,7 +162,19 @@ def module_mutants(path: Path, module: str) -> list[StatementMutant]:
                         )
                     )
                     swaps += 1
-    return found
+    return keyed(found)
+
+
+def keyed(found: Sequence[StatementMutant]) -> list[StatementMutant]:
+    """The mutants with their change: the description, `[n]` added to the n-th repeat in a function."""
+    seen: dict[tuple[str, str], int] = {}
+    result: list[StatementMutant] = []
+    for mutant in found:
+        count = seen.get((mutant.qualname, mutant.description), 0) + 1
+        seen[(mutant.qualname, mutant.description)] = count
+        change = mutant.description if count == 1 else f"{mutant.description} [{count}]"
+        result.append(dataclasses.replace(mutant, change=change))
+    return result
 
 
 def source_mutants(root: Path, package: str) -> list[StatementMutant]:
