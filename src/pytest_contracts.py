@@ -27,7 +27,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         IMPL,
         default=None,
         metavar="ENGINE",
-        help="engine the spec suite runs against: reference, torch, micrograd or pkg.module:Class "
+        help="engine the spec suite runs against: a shipped adapter's name (`contracts verify --help` "
+        "lists them) or pkg.module:Class "
         "(default: $CONTRACTS_IMPL or reference)",
     )
     group.addoption(

@@ -17,6 +17,7 @@ from contracts.engines import (
     DeclarationError,
     MissingExtraError,
     check_declarations,
+    check_error_families,
     load_engine,
 )
 from contracts.engines.base import (
@@ -796,3 +797,24 @@ def test_torch_cross_entropy_leaves_other_targets_to_torch() -> None:
     ) as raised:
         engine.tensor_forward_with("cross_entropy", [np.zeros((2, 2, 2))], targets)
     assert "ShapeError" == engine.error_family(raised.value)
+
+
+class EngineRefusalError(Exception):
+    """An engine's own refusal type."""
+
+
+class Misnamed(Engine):
+    """Maps its refusal onto a family no spec failure row raises."""
+
+    name: ClassVar[str] = "misnamed"
+    error_families: ClassVar[dict[type[BaseException], str]] = {EngineRefusalError: "Shape_Error"}
+
+
+def test_unknown_family_message_lists_the_known_families_comma_separated() -> None:
+    """The unknown-family refusal lists every known family, sorted and joined with ', '."""
+    with pytest.raises(DeclarationError) as raised:
+        check_error_families(Misnamed(), {"ValueError", "ShapeError", "IndexError"})
+    assert (
+        "misnamed: error_families maps EngineRefusalError onto 'Shape_Error', which no spec failure row "
+        "raises (known: IndexError, ShapeError, ValueError)"
+    ) == str(raised.value)

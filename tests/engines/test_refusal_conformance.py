@@ -59,7 +59,10 @@ EXPECTED = {
     "tests.common.broken_module_engines:ForwardDropsExtraColumns": {"S07.fail.input-width"},
     "tests.common.broken_module_engines:SizesCoercedToInt": {"S05.fail.config-type", "S07.fail.plan-type"},
 }
-pytestmark = pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ, reason="whole sessions per mutant")
+pytestmark = [
+    pytest.mark.engine_run,
+    pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ, reason="whole sessions per mutant"),
+]
 
 
 @pytest.mark.parametrize("engine", sorted(EXPECTED), ids=lambda path: path.rpartition(":")[2])

@@ -8,12 +8,14 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import array_api_strict
+import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from contracts.spec import ExpressionError, evaluate, expr
-from contracts.spec.functions import SCALAR
+from contracts.spec.functions import SCALAR, array_functions
 from tests.common.expressions import Drawn, comparison_chains, expression_numbers, spec_expressions
 
 REFUSED = [
@@ -362,3 +364,19 @@ def test_every_spec_function_has_a_hand_case() -> None:
     from contracts.spec.functions import KNOWN
 
     assert sorted(KNOWN) == sorted({param.values[0] for param in ARRAY_CASES})
+
+
+def test_numpy_onehot_keeps_the_dtype_of_x() -> None:
+    """onehot(t, x) over numpy is float32 for a float32 x: ones and zeros like x, never object arrays."""
+    x = np.zeros((2, 3), dtype=np.float32)
+    found = array_functions(np)["onehot"](np.asarray([2, 0]), x)
+    assert np.dtype(np.float32) == found.dtype
+    assert [[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]] == found.tolist()
+
+
+def test_array_api_strict_onehot_is_a_float32_array() -> None:
+    """onehot(t, x) over array_api_strict builds ones and zeros like x (a strict namespace takes no None)."""
+    xp: Any = array_api_strict
+    found = array_functions(xp)["onehot"](xp.asarray([1, 1]), xp.zeros((2, 2), dtype=xp.float32))
+    assert xp.float32 == found.dtype
+    assert [[0.0, 1.0], [0.0, 1.0]] == np.asarray(found).tolist()

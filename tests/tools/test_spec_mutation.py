@@ -39,6 +39,8 @@ FORMULA: dict[str, Any] = {
     "kind": "formula",
     "title": "t",
     "origin": "decision",
+    "level": "contract",
+    "category": "cost",
     "expr": "K + 1",
     "symbols": {"K": {"min": 1, "max": 9}},
     "compared_with": ["planner"],
@@ -218,6 +220,8 @@ id = "X.cost.odd"
 kind = "formula"
 title = "the K-th odd number"
 origin = "decision"
+level = "contract"
+category = "cost"
 expr = "2 * K - 1"
 symbols = { K = { min = 1, max = 9 } }
 compared_with = ["planner"]
@@ -228,6 +232,8 @@ id = "X.rule.untested"
 kind = "rule"
 title = "no test names it"
 origin = "decision"
+level = "values"
+category = "value"
 statement = "-"
 examples = [{ n = 1 }]
 """

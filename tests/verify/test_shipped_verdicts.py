@@ -22,9 +22,12 @@ from tests.common.verify_runs import run_verify
 ROOT = Path(__file__).resolve().parents[2]
 
 # verify's pytest runs in a child, which imports the installed package, never mutmut's mutants
-pytestmark = pytest.mark.skipif(
-    "MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant"
-)
+pytestmark = [
+    pytest.mark.engine_run,
+    pytest.mark.skipif(
+        "MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant"
+    ),
+]
 
 
 def moved(expected: Mapping[str, object], actual: Mapping[str, object]) -> dict[str, tuple[object, object]]:

@@ -21,6 +21,7 @@ from contracts.verify.records import Record
 from contracts.verify.runner import (
     VerifyError,
     VerifyOptions,
+    check_rows,
     child_environment,
     pytest_command,
     resolve_engine,
@@ -256,7 +257,7 @@ def test_verify_assembles_the_report_from_the_child_results(
             "deselected",
             {"properties": "deselected", "golden": "deselected"},
         ),
-    ] == [(r.id, r.title, r.kind, r.stage, r.status, r.checks) for r in report.rows]
+    ] == [(r.id, r.title, r.kind, r.stage, r.status, r.suites) for r in report.rows]
     assert [
         (
             "tests/properties/test_s.py::loose",
@@ -383,7 +384,7 @@ def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path)
         "timeout": "0",
     }
     expected = [
-        "--impl is empty: name an engine (reference, torch, micrograd or pkg.module:Class)",
+        "--impl is empty: name an engine (reference, torch, micrograd, jax, tinygrad, autograd or pkg.module:Class)",
         f"--output {missing}: cannot write there (not a file in an existing directory)",
         f"--pytest-log {missing}: cannot write there (not a file in an existing directory)",
         "-n '-1': must be a number of workers (0 or more), auto or logical",
@@ -430,3 +431,43 @@ def test_rows_alone_leave_a_chosen_row_without_tests_unbound(
     report = verify(VerifyOptions(impl="reference", rows=chosen, progress=False))
     statuses = [(r.id, r.status) for r in report.rows]
     assert [("S03.grad.add", "failed"), ("S03.grad.mul", "unbound")] == statuses
+
+
+def test_blank_rows_message_joins_the_given_values_with_commas() -> None:
+    """--rows of several blank values names them joined with ',' (as typed) in the refusal."""
+    with pytest.raises(VerifyError) as raised:
+        check_rows([], [], ["", " ", ""])
+    assert "--rows ', ,': names no row id prefix (blank)" == str(raised.value)
+
+
+PRINTS_WHILE_LOADING = (
+    "import os\n\nfrom contracts.engines.reference import ReferenceEngine\n\n\n"
+    "class Engine(ReferenceEngine):\n    def __init__(self):\n        os.write(1, b'hello from the engine')\n"
+)
+EXITS_THREE = "import os\n\nos._exit(3)\n"
+
+
+def test_the_probe_childs_prints_never_reach_verifys_stdout(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """An adapter printing while it loads in the probe child writes nothing to verify's own stdout
+    (a report may go there), even at the file-descriptor level."""
+    (tmp_path / "prints_adapter.py").write_text(PRINTS_WHILE_LOADING, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    assert "prints_adapter:Engine" == resolve_engine("prints_adapter:Engine")["engine"]["impl"]
+    assert "" == capfd.readouterr().out
+
+
+def test_a_probe_child_ending_with_a_code_is_one_verify_error(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A child that ends with exit code 3 while loading is a VerifyError naming the code, not a
+    CalledProcessError."""
+    (tmp_path / "exits_three.py").write_text(EXITS_THREE, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    message = (
+        "could not start engine 'exits_three:Engine': loading it ended the process (exit code 3) "
+        "before the engine was made"
+    )
+    with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
+        resolve_engine("exits_three:Engine")

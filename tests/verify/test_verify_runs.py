@@ -93,9 +93,12 @@ OPTIONAL = {"micrograd": "micrograd", "xdist": "xdist", "torch-tie": "torch"}
 # The child pytest imports the installed package, never mutmut's mutants, so under mutmut (which sets
 # MUTANT_UNDER_TEST) these runs would cost seconds per mutant for little: test_verify_runner runs
 # verify() in-process and test_verify_plugin runs the plugin in a real in-process session.
-pytestmark = pytest.mark.skipif(
-    "MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant"
-)
+pytestmark = [
+    pytest.mark.engine_run,
+    pytest.mark.skipif(
+        "MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant"
+    ),
+]
 
 
 @pytest.fixture(scope="module")
@@ -123,12 +126,13 @@ def get(runs: dict[str, Run], name: str) -> Run:
 
 def test_broken_mul_gradient_fails_by_name_with_a_repro(runs: dict[str, Run]) -> None:
     """A reference whose mul gradient is wrong fails S03.grad.mul, not its neighbour, with repro lines;
-    the neighbour is partly verified, its only unrun tests reference-only (another engine's name)."""
+    the neighbour passes, its only unrun tests reference-only (counted in its coverage, not its status)."""
     run = get(runs, "broken-mul")
     assert 1 == run.code
     statuses = {row_id: row["status"] for row_id, row in run.rows().items()}
-    assert {"S03.grad.mul": "failed", "S03.grad.add": "partly verified"} == statuses
-    assert [] == [r for r in run.rows()["S03.grad.add"]["reasons"] if not r.startswith("reference-only:")]
+    assert {"S03.grad.mul": "failed", "S03.grad.add": "passed"} == statuses
+    coverage = run.rows()["S03.grad.add"]["coverage"]
+    assert 0 < coverage["engine"] < coverage["total"]
     failed = [test for test in run.rows()["S03.grad.mul"]["tests"] if test["outcome"] == "failed"]
     assert {"properties", "golden"} == {test["suite"] for test in failed}
     for test in failed:
@@ -161,11 +165,10 @@ def test_an_engine_that_never_returns_fails_at_the_time_limit(runs: dict[str, Ru
 
 def test_an_engine_declining_every_build_of_a_declared_capability_is_not_green(runs: dict[str, Run]) -> None:
     """DeclinesEveryBuild declares module.linear and module.mlp and builds neither: S03.grad.add passes
-    (partly: its reference-only tests are n/a),
-    S07.rule.weight-layout is n/a with the engine's reason, and the run exits 1 naming both methods."""
+    (its reference-only tests are not the engine's), S07.rule.weight-layout is n/a with the engine's reason, and the run exits 1 naming both methods."""
     run = get(runs, "declines")
     statuses = {row_id: row["status"] for row_id, row in run.rows().items()}
-    assert {"S03.grad.add": "partly verified", "S07.rule.weight-layout": "not applicable"} == statuses
+    assert {"S03.grad.add": "passed", "S07.rule.weight-layout": "not applicable"} == statuses
     assert (1, [f"module_linear: {NEVER_BUILT}", f"module_mlp: {NEVER_BUILT}"]) == (
         run.code,
         (run.report or {}).get("problems"),
@@ -192,10 +195,10 @@ def test_micrograd_fails_deep_graph_and_accumulate_by_name(runs: dict[str, Run])
     (deep,) = [t for t in rows["S03.rule.deep-graph"]["tests"] if t["outcome"] == "failed"]
     assert "RecursionError" in deep["message"]
     assert "depth=" in deep["falsifying_example"]
-    # number operands run through micrograd's reflected forms (partly: the Value API's own tests are
+    # number operands run through micrograd's reflected forms (the Value API's own tests are
     # reference-only); a rule about our own Value stays n/a
     statuses = (rows["S03.rule.constant-operands"]["status"], rows["S03.rule.finite"]["status"])
-    assert ("partly verified", "not applicable") == statuses
+    assert ("passed", "not applicable") == statuses
 
 
 def test_xdist_run_passes_and_validates(runs: dict[str, Run]) -> None:
@@ -253,9 +256,10 @@ def test_a_float32_engine_passes_its_gradient_rows_at_float32_tolerance(runs: di
         if status not in ("passed", "partly verified", "not applicable")
     ]
     tensor_rows = [row_id for row_id in rows if row_id.startswith("T.grad.")]
-    # every engine test of a T.grad row passed: the row is partly verified only for its reference-only tests
-    assert {("partly verified", True)} == {
-        (rows[row_id], all(r.startswith("reference-only:") for r in run.rows()[row_id]["reasons"]))
+    # every engine test of a T.grad row passed: the row passes, its reference-only tests left out of
+    # its coverage's engine count
+    assert {("passed", True)} == {
+        (rows[row_id], 0 < run.rows()[row_id]["coverage"]["engine"] < run.rows()[row_id]["coverage"]["total"])
         for row_id in tensor_rows
     }
     assert ("partly verified", "partly verified", "not applicable") == (
@@ -296,12 +300,8 @@ def test_the_same_float32_numbers_fail_at_float64_tolerance(runs: dict[str, Run]
 def test_a_wrong_gradient_still_fails_at_float32_tolerance(runs: dict[str, Run]) -> None:
     """A float32 engine whose multiply gradient is g * a fails T.grad.multiply; its add row passes."""
     run = get(runs, "float32-wrong")
-    # T.rule.tolerance runs beside the chosen rows: the engine declares float32 (it holds, partly verified)
-    expected = {
-        "T.grad.multiply": "failed",
-        "T.grad.add": "partly verified",
-        "T.rule.tolerance": "partly verified",
-    }
+    # T.rule.tolerance runs beside the chosen rows: the engine declares float32 (it holds)
+    expected = {"T.grad.multiply": "failed", "T.grad.add": "passed", "T.rule.tolerance": "passed"}
     assert (1, expected) == (run.code, statuses(run))
     failed = [t for t in run.rows()["T.grad.multiply"]["tests"] if t["outcome"] == "failed"]
     assert any("rel=0.0001220703125" in (t["message"] or "") for t in failed)
@@ -358,4 +358,9 @@ def test_a_dtype_declaration_is_checked_whatever_rows_are_chosen(runs: dict[str,
         run.code,
         (run.report or {})["selection"]["rows"],
     )
-    assert {"S06.rule.forward-error": "not applicable", "T.rule.tolerance": "failed"} == statuses(run)
+    # --rows takes prefixes: the row's backward-stable sibling is chosen too, and is n/a alike
+    assert {
+        "S06.rule.forward-error": "not applicable",
+        "S06.rule.forward-error-stable": "not applicable",
+        "T.rule.tolerance": "failed",
+    } == statuses(run)

@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from contracts.cli import plan
-from contracts.engines import ENV_VAR
+from contracts.engines import ENV_VAR, SHIPPED
 from contracts.spec import SpecError, load_rows, spec_dir
 from contracts.verify import matrix
 from contracts.verify.formats import FORMATS, format_specs
@@ -36,7 +36,7 @@ def verify_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--impl",
-        help="engine under test: reference, torch, micrograd, or pkg.module:Class "
+        help=f"engine under test: {', '.join(SHIPPED)}, or pkg.module:Class "
         f"(default: ${ENV_VAR} or reference)",
     )
     parser.add_argument(

@@ -16,7 +16,7 @@ from contracts.engines import DeclarationError, Engine, check_declarations, load
 from contracts.spec_suite.cases.stage07 import SEED_SAMPLES, statistical_samples_error
 from contracts.spec_suite.spec_rows import EngineUse, RecordingEngine, all_rows, is_reference
 from contracts.verify.clauses import CLAUSES_PROPERTY, recording
-from contracts.verify.plugin import RECORDER
+from contracts.verify.plugin import RECORDER, marked_ids
 from contracts.verify.records import (
     BUILDS_PROPERTY,
     ENGINE_CALLS_PROPERTY,
@@ -101,7 +101,7 @@ def engine_use(request: pytest.FixtureRequest) -> Iterator[None]:
     # session's recording engine is counted.
     given = request.getfixturevalue("engine") if "engine" in request.fixturenames else None
     use = EngineUse(given if isinstance(given, RecordingEngine) else None)
-    with recording() as passed:
+    with recording(frozenset(marked_ids(request.node))) as passed:
         yield
     request.node.user_properties.append((ENGINE_CALLS_PROPERTY, use.calls()))
     request.node.user_properties.append((BUILDS_PROPERTY, use.builds()))

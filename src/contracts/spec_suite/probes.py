@@ -14,7 +14,7 @@ import contracts.core.errors
 from contracts.core.value import CountingValue, Value
 from contracts.spec import SpecRow
 from contracts.tensor import reset_node_counter
-from contracts.verify.clauses import clause
+from contracts.verify.clauses import clause, names
 
 
 class CountingInitializer:
@@ -62,6 +62,11 @@ def exception_type(name: str) -> type[BaseException]:
     return found
 
 
+def messages_row(row_id: str) -> str:
+    """The stage's `<stage>.rule.messages` row: S05.fail.x -> S05.rule.messages."""
+    return f"{row_id.partition('.')[0]}.rule.messages"
+
+
 def assert_refused(row: SpecRow, attempt: Attempt) -> None:
     """The action raises the row's exception with its message and leaves every probe at zero."""
     parameter_state = [(p.data, p.grad) for p in attempt.parameters]
@@ -81,6 +86,10 @@ def assert_refused(row: SpecRow, attempt: Attempt) -> None:
         assert expected is type(raised), (
             f"raised {type(raised).__name__}({raised}); spec says {expected.__name__}"
         )
+    # The exact words are the stage's messages row (level contract) in a test that names it; in any
+    # other test they stay part of the failure row's refusal.
+    messages = messages_row(row.id)
+    with clause(messages if names(messages) else row.id, "refusal"):
         message = str(raised)
         assert re.search(row["message"], message), f"message {message!r} does not match {row['message']!r}"
         if attempt.offending is not NOT_GIVEN:

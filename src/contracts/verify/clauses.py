@@ -32,17 +32,24 @@ class ClauseError(AssertionError):
 
 Passed = list[tuple[str, str | None]]
 current: Passed | None = None  # the running test's passed clauses (None outside the suite's tests)
+named: frozenset[str] = frozenset()  # the rows the running test names
 
 
 @contextmanager
-def recording() -> Iterator[Passed]:
-    """Collect the passed clauses of one test."""
-    global current
+def recording(rows: frozenset[str] = frozenset()) -> Iterator[Passed]:
+    """Collect the passed clauses of one test, which names rows."""
+    global current, named
     previous, current = current, []
+    previous_rows, named = named, rows
     try:
         yield current
     finally:
-        current = previous
+        current, named = previous, previous_rows
+
+
+def names(row_id: str) -> bool:
+    """The running test names the row (a helper puts a check under that row's clause only then)."""
+    return row_id in named
 
 
 @contextmanager

@@ -222,6 +222,11 @@ def attributed(record: Record) -> list[list[str | None]]:
     return [entry for entry in record.failed_clauses if entry[0] in record.spec_ids]
 
 
+def named_clauses(record: Record) -> list[list[str | None]]:
+    """The passed clauses of rows the test names."""
+    return [entry for entry in record.clauses if entry[0] in record.spec_ids]
+
+
 def charged(test: ReportedTest, row_id: str) -> bool:
     """A failed test is charged to the row: it failed outside its rows' clauses or in this row's."""
     failed = attributed(test.record)
@@ -239,7 +244,8 @@ def checks_of(record: Record, row_id: str, category: str) -> list[Check]:
     passed = [Check(PASSED, entry[1] or category) for entry in dict.fromkeys(map(tuple, own))]
     if record.outcome == PASSED:
         # a test that checks its rows clause by clause proves only the rows it recorded a clause of
-        return passed or [Check(NOT_RUN if record.clauses else PASSED, category)]
+        # (clauses of rows it does not name, e.g. a refusal it provokes on the way, do not count)
+        return passed or [Check(NOT_RUN if named_clauses(record) else PASSED, category)]
     if record.outcome not in (FAILED, ERROR):
         return [Check(record.outcome, category)]
     if record.outcome == ERROR or not attributed(record):
@@ -283,7 +289,7 @@ def stopped_reasons(tests: Iterable[ReportedTest], row_id: str) -> list[str]:
         if record.outcome == FAILED and failed and not charged(test, row_id) and not own:
             ids = ", ".join(dict.fromkeys(str(entry[0]) for entry in failed))
             found.append(f"not run: {record.nodeid} stopped at the failure of {ids}")
-        elif record.outcome == PASSED and record.clauses and not own:
+        elif record.outcome == PASSED and named_clauses(record) and not own:
             found.append(f"not run: {record.nodeid} checked no clause of this row on this engine")
     return found
 

@@ -25,7 +25,7 @@ from typing import Any
 
 import contracts
 import contracts.verify.profiles as profiles
-from contracts.engines import selected_name
+from contracts.engines import SHIPPED, selected_name
 from contracts.spec import SpecError, SpecRow, load_rows, spec_dir
 from contracts.verify.records import Record
 from contracts.verify.report import LEVELS, Report, Rerun, aggregate, reported_test, unknown_ids
@@ -114,7 +114,7 @@ def resolve_engine(name: str) -> dict[str, Any]:
 
 def check_impl(impl: str | None) -> None:
     if impl is not None and not impl.strip():
-        raise VerifyError("--impl is empty: name an engine (reference, torch, micrograd or pkg.module:Class)")
+        raise VerifyError(f"--impl is empty: name an engine ({', '.join(SHIPPED)} or pkg.module:Class)")
 
 
 def check_output(option: str, value: str | None) -> None:

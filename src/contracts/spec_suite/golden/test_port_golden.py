@@ -226,7 +226,7 @@ def test_port_graph_cost_example(engine: Engine, spec_row: SpecRow, example: dic
     assert example["value"] == engine.module_graph_nodes(module, input_array(where["T"], widths[0]))
 
 
-@pytest.mark.spec("S07.cost.mlp", "S07.cost.bias-delta")
+@pytest.mark.spec("S07.cost.mlp")
 @pytest.mark.parametrize("tokens", [1, 2])
 def test_port_graph_cost_of_the_seed_mlp_with_bias(engine: Engine, tokens: int) -> None:
     """The seed's 3 -> 4 -> 2 MLP with a bias (the only kind micrograd builds): the spec formula at
@@ -238,6 +238,21 @@ def test_port_graph_cost_of_the_seed_mlp_with_bias(engine: Engine, tokens: int) 
     assert expected == spec_model_cost([3, 4, 2], tokens, True)
     module = build(engine, lambda: engine.module_mlp([3, 4, 2], True))
     assert expected == engine.module_graph_nodes(module, input_array(tokens, 3))
+
+
+@pytest.mark.spec("S07.cost.bias-delta")
+@pytest.mark.parametrize("tokens", [1, 2])
+def test_port_bias_delta_of_the_seed_mlp(engine: Engine, tokens: int) -> None:
+    """The seed's 3 -> 4 -> 2 MLP built with and without a bias: the engine's graphs differ by the
+    spec's T·(C_hid + C_out) nodes (6 at T = 1, 12 at T = 2), whatever each count is on its own."""
+    require(engine, "module.graph-count", "S07.cost.bias-delta")
+    require(engine, "module.mlp", "S07.cost.bias-delta")
+    delta = evaluate(row("S07.cost.bias-delta")["expr"], {"T": tokens, "Chid": 4, "Cout": 2})
+    with_bias = build(engine, lambda: engine.module_mlp([3, 4, 2], True))
+    without = build(engine, lambda: engine.module_mlp([3, 4, 2], False))
+    inputs = input_array(tokens, 3)
+    counted = engine.module_graph_nodes(with_bias, inputs) - engine.module_graph_nodes(without, inputs)
+    assert delta == counted
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("S07.rule.init-statistical")]))
