@@ -64,10 +64,23 @@ def test_relu_at_zero_example(engine: Engine) -> None:
 
 @pytest.mark.spec("S03.rule.accumulate")
 def test_accumulate_example(engine: Engine) -> None:
+    """a = 2, b = 3, out = h*h + a with h = a*b one shared node: one backward gives (2ab² + 1, 2a²b) =
+    (37, 24), the sum of every path through h."""
+    require(engine, "scalar.program", "S03.rule.accumulate")
+    (example,) = row("S03.rule.accumulate")["examples"]
+    # leaves a, b; node 2 = h = a*b; node 3 = h*h (h used twice); node 4 = h*h + a (a used twice)
+    program = [("mul", (0, 1), ()), ("mul", (2, 2), ()), ("add", (3, 0), ())]
+    value, grads = engine.scalar_program_grads(program, [example["a"], example["b"]])
+    assert (example["a"] * example["b"]) ** 2 + example["a"] == value
+    assert tuple(example["once"]) == grads
+
+
+@pytest.mark.spec("S03.rule.backward-again")
+def test_backward_again_example(engine: Engine) -> None:
     """a = 2, b = 3, out = h*h + a with h = a*b: backward twice gives (74, 48), two copies of the
     single backward's (37, 24) (each call adds one more copy of each leaf gradient)."""
-    require(engine, "scalar.accumulate", "S03.rule.accumulate")
-    (example,) = row("S03.rule.accumulate")["examples"]
+    require(engine, "scalar.accumulate", "S03.rule.backward-again")
+    (example,) = row("S03.rule.backward-again")["examples"]
     twice = engine.scalar_backward_twice(example["a"], example["b"])
     assert tuple(example["twice"]) == twice
     assert tuple(2 * grad for grad in example["once"]) == twice

@@ -125,15 +125,15 @@ def test_scalar_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -
     assert list(expected_grads) == close(list(grads))
 
 
-@pytest.mark.spec("S03.rule.accumulate")
+@pytest.mark.spec("S03.rule.deep-graph")
 @settings(max_examples=s.examples(3, quick=1))  # each example runs ~10^3 engine ops, twice
 @given(data=st.data())
 def test_scalar_deep_chain_inside_a_dag(engine: Engine, data: st.DataObject) -> None:
     """A chain deeper than the recursion limit between two uses of a shared node: central differences and
     the tree rebuild agree with the engine."""
-    require(engine, "scalar.program", "S03.rule.accumulate")
+    require(engine, "scalar.program", "S03.rule.deep-graph")
     require_float64(engine, DAG_AT_FLOAT64)
-    require(engine, "scalar.deep-graph", "S03.rule.accumulate")
+    require(engine, "scalar.deep-graph", "S03.rule.deep-graph")
     case = data.draw(s.deep_scalar_programs(scalar_ops(engine)))
     value, grads = engine.scalar_program_grads(case["program"], case["leaves"])
     assert_scalar_central_differences(case, value, grads)
@@ -141,13 +141,13 @@ def test_scalar_deep_chain_inside_a_dag(engine: Engine, data: st.DataObject) -> 
 
 
 @reference_only(OWN_TYPES)
-@pytest.mark.spec("S03.rule.accumulate")
+@pytest.mark.spec("S03.rule.backward-again")
 @given(case=s.scalar_programs(SCALAR_OPS))
 def test_second_backward_adds_one_copy_on_a_random_dag(engine: Engine, case: dict[str, Any]) -> None:
     """On a random DAG of Values a second backward doubles every leaf gradient and leaves every intermediate
     gradient exactly as the first call set it (recomputed, never compounded). Leaves to rounding only: Value
     adds each path's share into a leaf one at a time, so the second copy is summed in another order."""
-    require(engine, "scalar.value-api", "S03.rule.accumulate")
+    require(engine, "scalar.value-api", "S03.rule.backward-again")
     nodes: list[Value] = [Value(x) for x in case["leaves"]]
     from contracts.engines.base import SCALAR_FORMS
 
@@ -236,7 +236,7 @@ def test_tensor_dag_gradients_equal_torch(engine: Engine, data: st.DataObject) -
         assert (expected.shape, expected) == (grad.shape, close(grad))
 
 
-@pytest.mark.spec("T.rule.accumulate")
+@pytest.mark.spec("T.rule.deep-graph")
 @settings(max_examples=s.examples(2, quick=1))
 @given(case=s.deep_tensor_programs())
 def test_tensor_deep_chain_inside_a_dag(engine: Engine, case: dict[str, Any]) -> None:

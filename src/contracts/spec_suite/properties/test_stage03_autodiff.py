@@ -97,11 +97,11 @@ def test_relu_gradient_is_zero_at_and_below_zero(engine: Engine, x: float) -> No
     assert engine.scalar_vjp("relu", [x]) == (0.0, (0.0,))
 
 
-@pytest.mark.spec("S03.rule.accumulate")
+@pytest.mark.spec("S03.rule.backward-again")
 @given(a=s.small_floats, b=s.small_floats)
 def test_backward_twice_doubles_leaf_gradients(engine: Engine, a: float, b: float) -> None:
     """For out = h*h + a, h = a*b shared, two backward calls give twice (2ab² + 1, 2a²b)."""
-    require(engine, "scalar.accumulate", "S03.rule.accumulate")
+    require(engine, "scalar.accumulate", "S03.rule.backward-again")
     expected = (2 * (2 * a * b * b + 1), 2 * (2 * a * a * b))
     assert_engine_gives(
         expected, engine.scalar_backward_twice(a, b), **tolerance(engine, "value"), what="leaf grads"
