@@ -79,7 +79,10 @@ def test_residual_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     assert_example((y.data, (x.grad, gain.grad)), example)
 
 
-@pytest.mark.parametrize(("spec_row", "example"), example_params([row("S08.rule.eps-at-zero")]))
+@pytest.mark.parametrize(
+    ("spec_row", "example"),
+    example_params([row("S08.rule.eps-at-zero"), row("S08.rule.eps-at-zero-normal")]),
+)
 def test_eps_at_zero_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any]) -> None:
     """At x = 0: y = 0, dx = g ⊙ w / sqrt(eps) (eps = 1e-12 amplifies by 1e6), dgain = 0."""
     require(engine, "tensor.rms_norm", spec_row.id)

@@ -166,8 +166,22 @@ def test_residual_gradient_matches_central_differences(
 @pytest.mark.spec("S08.rule.eps-at-zero")
 @given(case=s.rms_case(eps=s.any_positive_eps))
 def test_at_zero_eps_sets_the_gradient_scale(engine: Engine, case: dict[str, Any]) -> None:
-    """At x = 0: y = 0, dx = g ⊙ gain / sqrt(eps), dgain = 0 exactly."""
+    """At x = 0, for every eps the spec accepts (subnormals included): y = 0, dx = g ⊙ gain / sqrt(eps),
+    dgain = 0 exactly."""
     require(engine, "tensor.rms_norm", "S08.rule.eps-at-zero")
+    assert_zero_row(engine, case)
+
+
+@pytest.mark.spec("S08.rule.eps-at-zero-normal")
+@given(case=s.rms_case(eps=s.normal_range_eps))
+def test_at_zero_eps_sets_the_gradient_scale_from_1e_200(engine: Engine, case: dict[str, Any]) -> None:
+    """At x = 0, for eps from 1e-200 up: y = 0, dx = g ⊙ gain / sqrt(eps), dgain = 0 exactly."""
+    require(engine, "tensor.rms_norm", "S08.rule.eps-at-zero-normal")
+    assert_zero_row(engine, case)
+
+
+def assert_zero_row(engine: Engine, case: dict[str, Any]) -> None:
+    """rms_norm of a zero row: value and gain gradient zero, dx = g ⊙ gain / sqrt(eps)."""
     zero = {**case, "x": np.zeros(case["x"].shape)}
     value, (dx, dgain) = call(engine, zero)
     expected = case["upstream"] * case["gain"] / np.sqrt(case["eps"])

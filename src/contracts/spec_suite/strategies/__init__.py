@@ -610,6 +610,9 @@ from contracts.spec_suite.strategies.softmax_norm import (
     log_eps as log_eps,
 )
 from contracts.spec_suite.strategies.softmax_norm import (
+    normal_range_eps as normal_range_eps,
+)
+from contracts.spec_suite.strategies.softmax_norm import (
     rms_case as rms_case,
 )
 from contracts.spec_suite.strategies.softmax_norm import (

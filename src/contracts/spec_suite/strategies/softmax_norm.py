@@ -106,6 +106,8 @@ log_eps = st.integers(-12, 0).map(lambda k: 10.0**k)
 
 # every finite eps > 0 the spec accepts, down to the subnormals (2^-1074 = 5e-324 included)
 any_positive_eps = st.one_of(log_eps, st.floats(5e-324, 1e-300), st.just(5e-324), st.floats(1.0, 1e300))
+# every eps from 1e-200 up, where an unscaled rms_norm backward's eps^(-3/2) is still a normal float64
+normal_range_eps = st.one_of(log_eps, st.floats(1e-200, 1e-12), st.just(1e-200), st.floats(1.0, 1e300))
 
 
 AXIS_OPS = ("sum", "max", "logsumexp", "softmax", "log_softmax")
