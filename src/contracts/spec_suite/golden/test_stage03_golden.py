@@ -19,6 +19,7 @@ from contracts.spec_suite.spec_rows import (
     example_params,
     reference_only,
     require,
+    require_float64,
     row,
     rows,
     tolerance,
@@ -54,12 +55,21 @@ def test_pow_negative_base_example(engine: Engine, spec_row: SpecRow, example: d
 
 @pytest.mark.spec("S03.rule.relu-at-zero")
 def test_relu_at_zero_example(engine: Engine) -> None:
-    """relu(0) = 0 and its gradient at 0 is 0; and 0 is the kink: just above it the gradient is 1."""
+    """relu(0) = 0 and its gradient at 0 is 0; and 0 is the kink: just above it, at the smallest normal
+    number the engine holds, the gradient is 1."""
     require(engine, "scalar.relu", "S03.rule.relu-at-zero")
     (example,) = row("S03.rule.relu-at-zero")["examples"]
     assert (example["value"], (example["grad"],)) == engine.scalar_vjp("relu", [example["x"]])
-    kind = np.dtype(engine.dtype).type  # the smallest number above 0 the engine holds
-    assert (1.0,) == engine.scalar_vjp("relu", [float(np.nextafter(kind(example["x"]), kind(1)))])[1]
+    smallest_normal = float(np.finfo(np.dtype(engine.dtype)).tiny)
+    assert (1.0,) == engine.scalar_vjp("relu", [smallest_normal])[1]
+
+
+@pytest.mark.parametrize(("spec_row", "example"), example_params([row("S03.rule.relu-subnormal")]))
+def test_relu_subnormal_example(engine: Engine, spec_row: SpecRow, example: dict[str, float]) -> None:
+    """relu(±5e-324), the smallest subnormals: 5e-324 with gradient 1, and 0 with gradient 0."""
+    require(engine, "scalar.relu", spec_row.id)
+    require_float64(engine, "float64's subnormals")
+    assert (example["value"], (example["grad"],)) == engine.scalar_vjp("relu", [example["x"]])
 
 
 @pytest.mark.spec("S03.rule.accumulate")

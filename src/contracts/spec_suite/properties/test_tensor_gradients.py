@@ -263,13 +263,13 @@ def test_shared_reducer_is_the_explicit_sum(
     assert expected == pytest.approx(np.asarray(reduce_to_shape(xp, xp.asarray(grad), shape)), rel=1e-12)
 
 
-@pytest.mark.spec("T.grad.relu")
+@pytest.mark.spec("S03.rule.relu-subnormal")
 @given(data=st.data())
 def test_engine_relu_steps_at_subnormal_magnitudes(engine: Engine, data: st.DataObject) -> None:
     """relu away from 0 however close: x = ±5e-324 ... ±1e-300 (subnormals among them) gives x or 0 and
     the gradient g or 0 exactly (a mask computed in a coarser type, where they round to 0, gives 0 for a
     positive x); at the numbers a coarser-dtype engine holds, its own 0s are T.rule.tie's."""
-    require(engine, "tensor.relu", "T.grad.relu")
+    require(engine, "tensor.relu", "S03.rule.relu-subnormal")
     shape = data.draw(hnp.array_shapes(min_dims=1, max_dims=2, max_side=3))
     x = data.draw(hnp.arrays(np.float64, shape, elements=st.one_of(s.tiny, s.tiny.map(lambda v: -v))))
     upstream = data.draw(s.float_arrays(shape, st.floats(0.5, 2)))
