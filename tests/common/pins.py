@@ -1,13 +1,14 @@
 """The shipped adapters' pinned verdicts (tests/verify/shipped_verdicts.json): each row's status and the
 reasons a part of it was not applicable, as a whole-spec verify report gives them.
 
-Rewrite the pin from fresh reports (ci profile, the whole spec, torch installed) with
-`python -m tests.common.pins torch.json micrograd.json`; the README's engine matrix and adapter
-table say the same, so update them together.
+Rewrite the pin from fresh reports (ci profile, the whole spec, torch installed), one per shipped
+third-party engine, with `python -m tests.common.pins torch.json micrograd.json jax.json tinygrad.json
+autograd.json`; then `python -m tools.docs` rewrites the engine matrix in docs/engines/README.md from it.
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import sys
 from collections.abc import Mapping, Sequence
@@ -15,13 +16,13 @@ from pathlib import Path
 from typing import Any
 
 PIN = Path(__file__).parents[1] / "verify" / "shipped_verdicts.json"
-ENGINES = ("torch", "micrograd")
+ENGINES = ("torch", "micrograd", "jax", "tinygrad", "autograd")
 COMMENT = (
     "The shipped adapters' verdict per spec row (contracts verify, hypothesis profile ci, the whole spec), "
     "as measured: the rows by status, and under 'reasons' every row's reasons for the parts that were not "
     "applicable; tests/verify/test_shipped_verdicts.py runs verify again and compares. A change here is a "
-    "change in what the README's engine matrix and adapter table say: update them together. Rewrite with "
-    "python -m tests.common.pins torch.json micrograd.json."
+    "change in what docs/engines say: rewrite with python -m tests.common.pins torch.json micrograd.json "
+    "jax.json tinygrad.json autograd.json, then python -m tools.docs."
 )
 # torch_peer's reason where the cross-checks' peer is not installed (py312/py313): the one reason that
 # depends on the environment rather than on the adapter, so a pin made with torch never holds it
@@ -56,13 +57,22 @@ def pin_of(reports: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     by_engine = {report["engine"]["name"]: verdicts(report) for report in reports}
     if sorted(by_engine) != sorted(ENGINES):
         raise SystemExit(f"pin_verdicts: need one report for each of {ENGINES}, got {sorted(by_engine)}")
-    content: dict[str, Any] = {"_comment": COMMENT}
+    content: dict[str, Any] = {"_comment": COMMENT, "engines": list(ENGINES)}
+    first = reports[0]
+    content["versions"] = {report["engine"]["name"]: report["engine"]["version"] for report in reports}
+    content["date"] = str(first.get("date") or datetime.date.today().isoformat())
+    content["settings"] = f"hypothesis profile {first['profile']}, the whole spec, verify -n 2"
     for engine in ENGINES:
         grouped: dict[str, list[str]] = {}
         for row_id, status in sorted(by_engine[engine][0].items()):
             grouped.setdefault(status, []).append(row_id)
         content[engine] = dict(sorted(grouped.items()))
     content["reasons"] = {engine: by_engine[engine][1] for engine in ENGINES}
+    # each claimed level's verdict as verify gave it (the rows up to that level decide it)
+    content["levels"] = {
+        report["engine"]["name"]: {level: entry["verdict"] for level, entry in report["levels"].items()}
+        for report in reports
+    }
     return content
 
 

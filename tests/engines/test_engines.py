@@ -341,7 +341,7 @@ def test_micrograd_capabilities_and_known_failures() -> None:
     engine = load_engine_or_skip("micrograd", "micrograd")
     assert {"scalar.deep-graph", "scalar.accumulate", "scalar.mul"} <= engine.capabilities
     assert not {"scalar.exp", "scalar.log", "scalar.domain"} & engine.capabilities
-    (example,) = row("S03.rule.accumulate")["examples"]
+    (example,) = row("S03.rule.backward-again")["examples"]
     assert tuple(example["twice"]) != engine.scalar_backward_twice(example["a"], example["b"])
     # out = (ab)^2 + a at a = 2, b = 3: one backward gives (37, 24), the spec twice (74, 48); micrograd
     # re-adds the intermediate gradient left from the first call
@@ -393,7 +393,7 @@ def test_torch_scalar_examples() -> None:
     engine = load_engine_or_skip("torch", "torch")
     assert (-12.0, (-4.0, 3.0)) == engine.scalar_vjp("mul", [3.0, -4.0])
     assert (0.0, (0.0,)) == engine.scalar_vjp("relu", [0.0])
-    (example,) = row("S03.rule.accumulate")["examples"]
+    (example,) = row("S03.rule.backward-again")["examples"]
     assert tuple(example["twice"]) == engine.scalar_backward_twice(example["a"], example["b"])
 
 
@@ -698,7 +698,7 @@ ACCUMULATE_PROGRAM = [("mul", (0, 1), ()), ("mul", (3, 3), ()), ("add", (4, 0), 
 def test_scalar_program_gives_the_accumulate_example(name: str, module: str) -> None:
     """Each scalar adapter runs a program with a shared node to the spec's (37, 24); an unused leaf gets 0."""
     engine = load_engine_or_skip(name, module)
-    (example,) = row("S03.rule.accumulate")["examples"]
+    (example,) = row("S03.rule.backward-again")["examples"]
     a, b = example["a"], example["b"]
     value, grads = engine.scalar_program_grads(ACCUMULATE_PROGRAM, [a, b, 5.0])
     assert ((a * b) ** 2 + a, (*example["once"], 0.0)) == (value, grads)

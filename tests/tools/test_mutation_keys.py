@@ -157,3 +157,17 @@ def test_a_mutant_names_its_module_as_mutmut_does(tmp_path: Path, name: str) -> 
     (found,) = mutants_of(tmp_path, "def f(a):\n    return -a\n", name)
     module = "pkg" if name == "__init__.py" else "pkg.leaf"
     assert (f"{module}.f", f"{module}.x_f__mutmut_1") == (found.function, found.name)
+
+
+def test_a_hook_wrapper_that_hands_its_result_on_delegates(tmp_path: Path) -> None:
+    """A generator-shaped wrapper (`report = yield` then `return plain(report)`) delegates; one that also
+    computes before yielding, or returns computed logic, is a blind spot."""
+    path = tmp_path / "w.py"
+    path.write_text(
+        "import pytest\n\n\n@pytest.hookimpl(wrapper=True)\ndef thin(item):\n    report = yield\n"
+        "    return plain(report, item)\n\n\n@pytest.hookimpl(wrapper=True)\ndef thick(item):\n"
+        "    item.n += 1\n    report = yield\n    return plain(report, item)\n\n\n"
+        "@pytest.hookimpl(wrapper=True)\ndef computes(item):\n    report = yield\n    return report.n + 1\n",
+        encoding="utf-8",
+    )
+    assert [f"{path}:11 thick", f"{path}:18 computes"] == blind_spots([path])

@@ -384,7 +384,8 @@ def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path)
         "timeout": "0",
     }
     expected = [
-        "--impl is empty: name an engine (reference, torch, micrograd, jax, tinygrad, autograd or pkg.module:Class)",
+        "--impl is empty: name an engine "
+        "(reference, torch, micrograd, jax, tinygrad, autograd or pkg.module:Class)",
         f"--output {missing}: cannot write there (not a file in an existing directory)",
         f"--pytest-log {missing}: cannot write there (not a file in an existing directory)",
         "-n '-1': must be a number of workers (0 or more), auto or logical",

@@ -95,9 +95,7 @@ OPTIONAL = {"micrograd": "micrograd", "xdist": "xdist", "torch-tie": "torch"}
 # verify() in-process and test_verify_plugin runs the plugin in a real in-process session.
 pytestmark = [
     pytest.mark.engine_run,
-    pytest.mark.skipif(
-        "MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant"
-    ),
+    pytest.mark.skipif("MUTANT_UNDER_TEST" in os.environ, reason="end to end: children see no mutant"),
 ]
 
 
@@ -165,7 +163,8 @@ def test_an_engine_that_never_returns_fails_at_the_time_limit(runs: dict[str, Ru
 
 def test_an_engine_declining_every_build_of_a_declared_capability_is_not_green(runs: dict[str, Run]) -> None:
     """DeclinesEveryBuild declares module.linear and module.mlp and builds neither: S03.grad.add passes
-    (its reference-only tests are not the engine's), S07.rule.weight-layout is n/a with the engine's reason, and the run exits 1 naming both methods."""
+    (its reference-only tests are not the engine's), S07.rule.weight-layout is n/a with the engine's
+    reason, and the run exits 1 naming both methods."""
     run = get(runs, "declines")
     statuses = {row_id: row["status"] for row_id, row in run.rows().items()}
     assert {"S03.grad.add": "passed", "S07.rule.weight-layout": "not applicable"} == statuses
@@ -184,17 +183,22 @@ def test_broken_matmul_gradient_fails_its_golden(runs: dict[str, Run]) -> None:
     assert any("test_gradient_example[T.grad.matmul[0]]" in (t["repro"] or "") for t in row["tests"])
 
 
-def test_micrograd_fails_deep_graph_and_accumulate_by_name(runs: dict[str, Run]) -> None:
-    """micrograd passes relu at 0 but fails S03.rule.deep-graph (RecursionError) and S03.rule.accumulate."""
+def test_micrograd_fails_deep_graph_and_backward_again_by_name(runs: dict[str, Run]) -> None:
+    """micrograd passes relu at 0 and accumulation over shared nodes, but fails S03.rule.deep-graph
+    (RecursionError, in a chain and in a DAG) and S03.rule.backward-again (a second backward compounds)."""
     run = get(runs, "micrograd")
     assert 1 == run.code
     rows = run.rows()
-    assert ("passed", "failed", "failed") == tuple(
-        rows[i]["status"] for i in ("S03.rule.relu-at-zero", "S03.rule.deep-graph", "S03.rule.accumulate")
+    checked = (
+        "S03.rule.relu-at-zero",
+        "S03.rule.accumulate",
+        "S03.rule.deep-graph",
+        "S03.rule.backward-again",
     )
-    (deep,) = [t for t in rows["S03.rule.deep-graph"]["tests"] if t["outcome"] == "failed"]
-    assert "RecursionError" in deep["message"]
-    assert "depth=" in deep["falsifying_example"]
+    assert ("passed", "passed", "failed", "failed") == tuple(rows[i]["status"] for i in checked)
+    deep = [t for t in rows["S03.rule.deep-graph"]["tests"] if t["outcome"] == "failed"]
+    assert [True] * len(deep) == ["RecursionError" in (t["message"] or "") for t in deep]
+    assert any("depth=" in (t["falsifying_example"] or "") for t in deep)
     # number operands run through micrograd's reflected forms (the Value API's own tests are
     # reference-only); a rule about our own Value stays n/a
     statuses = (rows["S03.rule.constant-operands"]["status"], rows["S03.rule.finite"]["status"])

@@ -239,9 +239,18 @@ def decorator_name(node: ast.expr) -> str:
 
 
 def is_delegation(function: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """True when the body is only `return <name, attribute or plain call>` (after a docstring)."""
+    """True when the body is only `return <name, attribute or plain call>` (after a docstring), or, for a
+    wrapper that must be a generator (a pytest hook wrapper), `name = yield` then such a return."""
     body = list(function.body)
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+        body = body[1:]
+    if (
+        len(body) == 2
+        and isinstance(body[0], ast.Assign)
+        and isinstance(body[0].value, ast.Yield)
+        and body[0].value.value is None
+        and [type(target) for target in body[0].targets] == [ast.Name]
+    ):
         body = body[1:]
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return False

@@ -68,13 +68,12 @@ def import_tinygrad() -> tuple[Any, Any, Any]:
 
 def param_forms(tensor: Any, nn: Any) -> dict[str, Callable[..., Any]]:
     """The Stage 06/08 ops with parameters as tinygrad calls: Tensor's reductions, softmax family and
-    sparse_categorical_crossentropy (classes on the last axis, the mean over the batch), nn.RMSNorm with
-    its weight set to the gain."""
+    sparse_categorical_crossentropy (classes on the last axis, the mean over the batch), and nn.RMSNorm's
+    own formula (`_norm`) times the gain, in the input's dtype: `RMSNorm.__call__` would cast a float64
+    input to float32 and back (docs/engines/tinygrad.md), and this adapter runs tinygrad at float64."""
 
     def rms_norm(x: Any, gain: Any, eps: Any) -> Any:
-        norm = nn.RMSNorm(x.shape[-1], eps=eps)
-        norm.weight = gain
-        return norm(x)
+        return nn.RMSNorm(x.shape[-1], eps=eps)._norm(x) * gain
 
     return {
         "sum": lambda x, axis, keepdims=False: x.sum(axis=axis, keepdim=keepdims),

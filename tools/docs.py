@@ -1,0 +1,165 @@
+"""Regenerate the figures in the docs from the files that hold the measurements, never by hand.
+
+    python -m tools.docs            rewrite every generated block in README.md and docs/**/*.md
+    python -m tools.docs --check    exit 1 naming each file with a block out of date (a test runs this)
+
+A generated block sits between `<!-- generated: NAME -->` and `<!-- end generated -->`; NAME picks its
+source:
+- `engine matrix`: the shipped adapters' pinned verdicts (tests/verify/shipped_verdicts.json, rewritten
+  from fresh whole-spec reports by `python -m tests.common.pins`): version, verdict per claimed level;
+- `rows by level and category`: the spec rows (src/contracts/specs);
+- `ci timing`: a fresh-clone CI run: tox's result file (docs/measurements/ci.json, from
+  `.tox-venv/bin/tox --result-json docs/measurements/ci.json`) and the run's date, machine and wall
+  time (docs/measurements/ci-run.json);
+- `mutation figures`: the committed mutation cache (tools/mutation/cache.json);
+- `benchmark table`: the last benchmark run (docs/measurements/benchmarks.md, written by
+  `python -m tools.benchmarks --markdown > docs/measurements/benchmarks.md`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from contracts.spec import load_rows
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = ROOT / "docs"
+MEASUREMENTS = DOCS / "measurements"
+PIN = ROOT / "tests" / "verify" / "shipped_verdicts.json"
+BLOCK = re.compile(r"(<!-- generated: (?P<name>[^>]+?) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S)
+LEVELS = ("values", "refusals", "contract")
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def engine_matrix() -> str:
+    """Per shipped engine: its version, and per claimed level verify's verdict with that level's rows by
+    status (the verdict at a level judges the rows up to it)."""
+    pin = json.loads(PIN.read_text(encoding="utf-8"))
+    levels = {row.id: row["level"] for row in load_rows()}
+    rows = []
+    for engine in pin["engines"]:
+        statuses = {row_id: status for status, ids in pin[engine].items() for row_id in ids}
+        cells = []
+        for level in LEVELS:
+            counts = Counter(status for row_id, status in statuses.items() if levels.get(row_id) == level)
+            shown = ", ".join(f"{n} {status}" for status, n in sorted(counts.items()))
+            cells.append(f"**{pin['levels'][engine][level]}** ({shown})")
+        rows.append([engine, pin["versions"].get(engine) or "-", *cells])
+    note = (
+        f"Pinned {pin['date']} ({pin['settings']}); `tox -e engines` checks the pin, "
+        "`python -m tools.docs` rewrites this table from it.\n\n"
+    )
+    return note + table(["engine", "version", *(f"claim {level}" for level in LEVELS)], rows)
+
+
+def rows_by_level() -> str:
+    """The spec's rows counted by level and category."""
+    rows = load_rows()
+    categories = sorted({row["category"] for row in rows})
+    counts = Counter((row["level"], row["category"]) for row in rows)
+    body = [
+        [
+            level,
+            *(str(counts[(level, c)]) for c in categories),
+            str(sum(counts[(level, c)] for c in categories)),
+        ]
+        for level in LEVELS
+    ]
+    body.append(
+        ["all", *(str(sum(counts[(level, c)] for level in LEVELS)) for c in categories), str(len(rows))]
+    )
+    return table(["level", *categories, "rows"], body)
+
+
+def ci_timing() -> str:
+    """Each tox environment's time in the measured fresh-clone run (tox's result file,
+    docs/measurements/ci.json) and the run's date, machine and wall time (ci-run.json)."""
+    if not (MEASUREMENTS / "ci.json").is_file():
+        return "Not measured yet.\n"
+    result: dict[str, Any] = json.loads((MEASUREMENTS / "ci.json").read_text(encoding="utf-8"))
+    run: dict[str, str] = json.loads((MEASUREMENTS / "ci-run.json").read_text(encoding="utf-8"))
+    rows = []
+    for name, env in result["testenvs"].items():
+        steps = [*env.get("setup", []), *env.get("test", [])]
+        seconds = sum(float(step.get("elapsed", 0)) for step in steps)
+        ok = all(step.get("retcode", 0) == 0 for step in env.get("test", []))
+        rows.append([name, f"{seconds:.0f} s", "OK" if ok else "FAILED"])
+    note = f"Measured {run['date']} on {run['where']}: the whole run took {run['wall']}.\n\n"
+    return note + table(["environment", "time (setup and commands)", "result"], rows)
+
+
+def mutation_figures() -> str:
+    """The committed mutmut cache's verdicts (every mutant of every cached function)."""
+    cache_path = ROOT / "tools" / "mutation" / "cache.json"
+    if not cache_path.is_file():
+        return "No mutation cache yet.\n"
+    functions = json.loads(cache_path.read_text(encoding="utf-8"))["functions"]
+    total = sum(entry["mutants"] for entry in functions.values())
+    not_killed = Counter(
+        status for entry in functions.values() for status in entry.get("not_killed", {}).values()
+    )
+    shown = ", ".join(f"{n} {status}" for status, n in sorted(not_killed.items())) or "none"
+    return (
+        f"The committed cache (`tools/mutation/cache.json`) holds {len(functions)} functions, "
+        f"{total} mutants: "
+        f"{total - sum(not_killed.values())} killed; not killed: {shown} (each listed as an equivalent "
+        "with its reason, or the gate fails).\n"
+    )
+
+
+def benchmark_table() -> str:
+    path = MEASUREMENTS / "benchmarks.md"
+    return path.read_text(encoding="utf-8") if path.is_file() else "No measurement yet.\n"
+
+
+GENERATORS: dict[str, Callable[[], str]] = {
+    "engine matrix": engine_matrix,
+    "rows by level and category": rows_by_level,
+    "ci timing": ci_timing,
+    "mutation figures": mutation_figures,
+    "benchmark table": benchmark_table,
+}
+
+
+def regenerated(text: str) -> str:
+    def fill(match: re.Match[str]) -> str:
+        name = match["name"].strip()
+        if name not in GENERATORS:
+            raise SystemExit(f"tools.docs: unknown generated block {name!r}")
+        return match[1] + GENERATORS[name]() + match[4]
+
+    return BLOCK.sub(fill, text)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.docs", description=__doc__.splitlines()[0])
+    parser.add_argument("--check", action="store_true", help="only report out-of-date blocks (exit 1)")
+    args = parser.parse_args(argv)
+    stale = []
+    for path in sorted([*DOCS.rglob("*.md"), ROOT / "README.md"]):
+        text = path.read_text(encoding="utf-8")
+        new = regenerated(text)
+        if new != text:
+            stale.append(str(path.relative_to(ROOT)))
+            if not args.check:
+                path.write_text(new, encoding="utf-8")
+    if args.check and stale:
+        print(f"tools.docs: out of date (run python -m tools.docs): {', '.join(stale)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
