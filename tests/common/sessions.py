@@ -11,8 +11,8 @@ import pytest
 from hypothesis import settings
 
 from contracts.spec_suite.spec_rows import all_rows
-from contracts.verify.records import Record
-from contracts.verify.report import FAILED, Rerun, RowResult, aggregate
+from contracts.verify.records import FAILED, Record
+from contracts.verify.report import Rerun, RowResult, aggregate
 
 
 class RowOutcomes:

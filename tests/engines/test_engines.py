@@ -799,10 +799,6 @@ def test_torch_cross_entropy_leaves_other_targets_to_torch() -> None:
     assert "ShapeError" == engine.error_family(raised.value)
 
 
-class EngineRefusalError(Exception):
-    """An engine's own refusal type."""
-
-
 class Misnamed(Engine):
     """Maps its refusal onto a family no spec failure row raises."""
 

@@ -165,7 +165,10 @@ def test_a_precedence_row_gets_neighbouring_checks_swapped_and_each_winner_repla
 def test_the_catalog_drops_refused_equivalent_and_repeated_changes() -> None:
     """K * 1 -> K / 1 and -> K ** 1 state the same function (dropped); a mutant the loader refuses
     (2 * K -> 2 ** K: a symbol as exponent) is dropped."""
-    document = {"meta": {"stage": "X", "title": "x", "seed": "-"}, "rows": [{**FORMULA, "expr": "K * 1"}]}
+    document: dict[str, Any] = {
+        "meta": {"stage": "X", "title": "x", "seed": "-"},
+        "rows": [{**FORMULA, "expr": "K * 1"}],
+    }
     (entry,) = file_mutants(document, "x.toml", CONTEXT)
     assert {"same function on the domain": 2} == entry.dropped
     assert not any(m.row["expr"] in ("K / 1", "K ** 1") for m in entry.mutants)
