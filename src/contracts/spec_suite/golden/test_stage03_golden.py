@@ -55,13 +55,13 @@ def test_pow_negative_base_example(engine: Engine, spec_row: SpecRow, example: d
 
 @pytest.mark.spec("S03.rule.relu-at-zero")
 def test_relu_at_zero_example(engine: Engine) -> None:
-    """relu(0) = 0 and its gradient at 0 is 0; and 0 is the kink: just above it, at the smallest normal
+    """relu(0) = 0 and its gradient at 0 is 0; and 0 is the kink: just above it, by the smallest normal
     number the engine holds, the gradient is 1."""
     require(engine, "scalar.relu", "S03.rule.relu-at-zero")
     (example,) = row("S03.rule.relu-at-zero")["examples"]
     assert (example["value"], (example["grad"],)) == engine.scalar_vjp("relu", [example["x"]])
     smallest_normal = float(np.finfo(np.dtype(engine.dtype)).tiny)
-    assert (1.0,) == engine.scalar_vjp("relu", [smallest_normal])[1]
+    assert (1.0,) == engine.scalar_vjp("relu", [example["x"] + smallest_normal])[1]
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("S03.rule.relu-subnormal")]))
@@ -69,6 +69,7 @@ def test_relu_subnormal_example(engine: Engine, spec_row: SpecRow, example: dict
     """relu(±5e-324), the smallest subnormals: 5e-324 with gradient 1, and 0 with gradient 0."""
     require(engine, "scalar.relu", spec_row.id)
     require_float64(engine, "float64's subnormals")
+    assert 0 < abs(example["x"]) < np.finfo(np.float64).tiny  # the row's examples are subnormal
     assert (example["value"], (example["grad"],)) == engine.scalar_vjp("relu", [example["x"]])
 
 
