@@ -230,8 +230,9 @@ def test_each_clause_runs_every_check_and_reports_every_failure() -> None:
         ran,
         [entry[0] for entry in failed_clauses(raised.value)],
     )
-    with pytest.raises(ClauseError), each_clause() as check, check("S.a"):
+    with pytest.raises(ClauseError) as one, each_clause() as check, check("S.a", "cost"):
         raise AssertionError("only one")
+    assert [("S.a", "cost", "only one")] == failed_clauses(one.value)
     assert [] == failed_clauses(ValueError("not a clause"))
 
 
@@ -245,3 +246,11 @@ def test_a_failed_clause_of_a_row_the_test_does_not_name_fails_every_row_it_name
         failed_clauses=[["X.other", None, "boom"]],
     )
     assert ("failed", "failed") == tuple(v[0] for v in verdicts([failed]).values())
+
+
+def test_a_messages_clause_does_not_split_a_test() -> None:
+    """A passing test naming a rule and its stage's messages row, whose only clause is the messages
+    row's (from the shared refusal check), proves both rows."""
+    rows = [{**TWO[0], "id": row_id, "kind": "rule"} for row_id in ("S.rule.budget", "S.rule.messages")]
+    passed = record(SHARED, ["S.rule.budget", "S.rule.messages"], clauses=[["S.rule.messages", "refusal"]])
+    assert ("passed", "passed") == tuple(v[0] for v in verdicts([passed], rows).values())

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.common.pins import ENGINES, pinned, verdicts
+from tests.common.pins import pinned, pinned_engines, verdicts
 from tests.common.verify_runs import run_verify
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -35,7 +35,7 @@ def moved(expected: Mapping[str, object], actual: Mapping[str, object]) -> dict[
     }
 
 
-@pytest.mark.parametrize("engine", ENGINES)
+@pytest.mark.parametrize("engine", pinned_engines())
 def test_a_shipped_adapter_gets_its_pinned_verdict_on_every_row(engine: str, tmp_path: Path) -> None:
     """Every row's status and not-applicable reasons on the shipped adapter are the pinned ones: no row
     moves between passed, partly verified, failed and n/a, and no part of a row goes n/a for another

@@ -91,7 +91,8 @@ def test_root_files(layout: Layout) -> dict[str, str]:
     for relative in (*layout.test_roots, *layout.specs):
         top = layout.path(relative)
         for path in sorted(top.rglob("*")) if top.is_dir() else []:
-            if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            hidden = any(part.startswith(".") for part in path.relative_to(top).parts)  # .hypothesis, ...
+            if path.is_file() and not hidden and "__pycache__" not in path.parts and path.suffix != ".pyc":
                 found[path.relative_to(layout.root).as_posix()] = file_hash(path)
     return found
 
