@@ -248,9 +248,9 @@ def test_a_failed_clause_of_a_row_the_test_does_not_name_fails_every_row_it_name
     assert ("failed", "failed") == tuple(v[0] for v in verdicts([failed]).values())
 
 
-def test_a_messages_clause_does_not_split_a_test() -> None:
-    """A passing test naming a rule and its stage's messages row, whose only clause is the messages
-    row's (from the shared refusal check), proves both rows."""
+def test_a_shared_check_s_clause_does_not_split_a_test() -> None:
+    """A passing test naming a rule and a row whose only clause comes from a shared check (a refusal, a
+    message: a clause with a category) proves both rows."""
     rows = [{**TWO[0], "id": row_id, "kind": "rule"} for row_id in ("S.rule.budget", "S.rule.messages")]
     passed = record(SHARED, ["S.rule.budget", "S.rule.messages"], clauses=[["S.rule.messages", "refusal"]])
     assert ("passed", "passed") == tuple(v[0] for v in verdicts([passed], rows).values())

@@ -216,9 +216,6 @@ class RowResult:
         }
 
 
-MESSAGES_SUFFIX = ".rule.messages"
-
-
 def attributed(record: Record) -> list[list[str | None]]:
     """The failed clauses of rows the test names: a clause of a row it does not name cannot take the
     failure away from the rows it does (the failure then belongs to all of them)."""
@@ -226,14 +223,11 @@ def attributed(record: Record) -> list[list[str | None]]:
 
 
 def named_clauses(record: Record) -> list[list[str | None]]:
-    """The passed clauses that split the test among the rows it names: those of its named rows, but a
-    stage's messages row (its clause comes from the shared refusal check, inside whatever else the test
-    proves, so it never takes the proof away from the test's other rows)."""
-    return [
-        entry
-        for entry in record.clauses
-        if entry[0] in record.spec_ids and not str(entry[0]).endswith(MESSAGES_SUFFIX)
-    ]
+    """The passed clauses that split the test among the rows it names: a named row's own clause (no
+    category), as a test checking its rows one by one records it. A shared check's clause (a refusal,
+    its side effects, a message: each with its category) sits inside whatever else the test proves and
+    never takes the proof away from the test's other rows."""
+    return [entry for entry in record.clauses if entry[0] in record.spec_ids and entry[1] is None]
 
 
 def charged(test: ReportedTest, row_id: str) -> bool:
