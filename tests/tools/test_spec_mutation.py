@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from importlib.util import find_spec
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -586,3 +587,16 @@ def test_a_timed_out_mutant_is_detected_and_leaves_no_process_its_tests_started(
     monkeypatch.setattr(statement_plugin, "child_exit_code", hanging)
     assert "timeout" == statement_plugin.run_mutant(plain, plain.__code__, [], 1.0)
     assert ended_within(int(pid_file.read_text()), seconds=10)
+
+
+def test_an_adapter_whose_engine_is_not_installed_gets_no_statement_mutants() -> None:
+    """An adapter module's guards are mutated only where its engine is installed (elsewhere its tests
+    skip, so no test could kill them); every other module is mutated wherever it runs."""
+    assert ("nonexistent", None, None, None) == (
+        runner.engine_not_installed("contracts.engines.nonexistent_engine"),
+        runner.engine_not_installed(
+            "contracts.engines.torch_engine" if find_spec("torch") else "contracts.core.value"
+        ),
+        runner.engine_not_installed("contracts.engines.base"),
+        runner.engine_not_installed("contracts.core.checks"),
+    )
