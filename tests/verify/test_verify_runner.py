@@ -104,6 +104,17 @@ def test_parallel_without_xdist_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
         pytest_command(VerifyOptions(workers="2"), "reference", ROOT, Path("o.json"))
 
 
+def test_an_install_without_the_spec_suite_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An install whose contracts.spec_suite cannot be found says so and how to repair it."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "contracts.spec_suite" else real(name)
+    )
+    message = "this install of contracts has no spec suite (contracts.spec_suite): reinstall it"
+    with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
+        runner.suite_root()
+
+
 def test_worker_count_and_prefixes() -> None:
     """Workers read as a number (auto is -1); row prefixes split on commas and drop blanks."""
     assert (0, 3, -1) == (worker_count(None), worker_count(" 3 "), worker_count("auto"))

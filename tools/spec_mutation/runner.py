@@ -177,12 +177,13 @@ def children_cpu() -> float:
 
 
 # Tests that start child processes (which import the unmutated package) cannot see an in-memory
-# mutant: they are left out of the statement run.
+# mutant: they are left out of the statement run (the whole-spec runs are marked engine_run).
 STATEMENT_IGNORED = (
     "tests/verify/test_verify_runs.py",
     "tests/verify/test_shipped_verdicts.py",
     "tests/tools",
 )
+STATEMENT_MARKERS = "not engine_run"
 
 
 def statement_plan(root: Path, package: str, drawn: dict[str, Any] | None = None) -> list[dict[str, Any]]:
@@ -244,6 +245,8 @@ def statement_command(options: RunOptions, place: Path) -> list[str]:
         f"--hypothesis-profile={options.profile}",
         *PYTEST_OPTIONS,
         *(f"--ignore={ignored}" for ignored in STATEMENT_IGNORED),
+        "-m",
+        STATEMENT_MARKERS,
         *options.statement_suite,
     ]
 
