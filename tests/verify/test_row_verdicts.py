@@ -214,6 +214,13 @@ def test_a_clause_turns_a_failed_assertion_into_its_row_s_failure() -> None:
     assert [("S.cost.model", "cost", "assert 6 == 7")] == failed_clauses(raised.value)
 
 
+def test_a_failed_inner_clause_keeps_its_own_row() -> None:
+    """A clause failing inside another row's clause stays charged to its own row, not the outer one."""
+    with pytest.raises(ClauseError) as raised, clause("S.cost.model", "cost"), clause("S.cost.relu"):
+        raise AssertionError("assert 1 == 2")
+    assert [("S.cost.relu", None, "assert 1 == 2")] == failed_clauses(raised.value)
+
+
 def test_each_clause_runs_every_check_and_reports_every_failure() -> None:
     """each_clause keeps going after a failed clause and raises the failures together at the end."""
     ran: list[str] = []

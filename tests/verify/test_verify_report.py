@@ -286,6 +286,18 @@ def test_table_has_one_line_per_row_and_the_failure_details() -> None:
     )
 
 
+def test_a_report_on_an_engine_of_another_dtype_says_how_it_was_judged() -> None:
+    """The header of a float32 engine's report says its tolerances scale with its epsilon and the
+    float64-only rows are not applicable; a float64 engine's says nothing about its dtype."""
+    float32 = make_report(RECORDS)
+    float32.engine["dtype"] = "float32"
+    line = "dtype float32: tolerances scale with its epsilon, float64-only rows are n/a (T.rule.tolerance)"
+    assert (True, False) == (
+        line in format_table(float32).splitlines(),
+        any(text.startswith("dtype ") for text in format_table(make_report(RECORDS)).splitlines()),
+    )
+
+
 def test_markdown_has_a_row_table_and_fenced_repro() -> None:
     """The markdown format holds a pipe table of the rows and each repro in a shell block."""
     lines = format_markdown(make_report(RECORDS)).splitlines()
