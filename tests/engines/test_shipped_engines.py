@@ -1,6 +1,6 @@
-"""The JAX, tinygrad and autograd adapters: lazy imports with an install hint, declarations the spec
-knows, the conventions and lacks each claims, and (when the engine is installed) its numbers on
-hand-worked cases."""
+"""The shipped third-party adapters (torch, micrograd, JAX, tinygrad, autograd): lazy imports with an
+install hint, declarations the spec knows, the conventions and lacks each claims, and (when the
+engine is installed) its numbers on hand-worked cases."""
 
 from __future__ import annotations
 
@@ -13,16 +13,20 @@ import numpy as np
 import pytest
 
 from contracts.engines import SHIPPED, MissingExtraError, check_declarations, load_engine
-from contracts.engines.base import Engine, convention_target
+from contracts.engines.base import TENSOR, Engine, convention_target
 from contracts.spec_suite.spec_rows import all_rows, row
 
 # engine name -> (the module whose absence the adapter reports, the package the message names)
 ENGINES = {
+    "torch": ("torch", "torch"),
+    "micrograd": ("micrograd.engine", "micrograd"),
     "jax": ("jax", "jax"),
     "tinygrad": ("tinygrad", "tinygrad"),
     "autograd": ("autograd", "autograd"),
 }
 ADAPTERS = {
+    "torch": "contracts.engines.torch_engine",
+    "micrograd": "contracts.engines.micrograd_engine",
     "jax": "contracts.engines.jax_engine",
     "tinygrad": "contracts.engines.tinygrad_engine",
     "autograd": "contracts.engines.autograd_engine",
@@ -68,13 +72,16 @@ def test_adapter_modules_import_without_their_engines(monkeypatch: pytest.Monkey
 
 
 def test_shipped_names_point_at_the_adapters() -> None:
-    """verify --impl jax / tinygrad / autograd load these adapter classes."""
+    """verify --impl <name> loads these adapter classes."""
     expected = {
+        "reference": "contracts.engines.reference:ReferenceEngine",
+        "torch": "contracts.engines.torch_engine:TorchEngine",
+        "micrograd": "contracts.engines.micrograd_engine:MicrogradEngine",
         "jax": "contracts.engines.jax_engine:JaxEngine",
         "tinygrad": "contracts.engines.tinygrad_engine:TinygradEngine",
         "autograd": "contracts.engines.autograd_engine:AutogradEngine",
     }
-    assert expected == {name: SHIPPED[name] for name in expected}
+    assert expected == SHIPPED
 
 
 @pytest.mark.parametrize("name", sorted(ENGINES))
@@ -214,8 +221,13 @@ def test_jax_computes_in_float64_on_the_cpu() -> None:
 
 @pytest.mark.parametrize("name", sorted(ENGINES))
 def test_unknown_op_is_named(name: str) -> None:
-    """An op outside the adapter's forms is refused with the adapter's own message, naming it."""
+    """An op outside the adapter's forms is refused with the adapter's own message, naming it (the
+    tensor forms where the adapter has tensors)."""
     engine = load_or_skip(name)
+    with pytest.raises(ValueError, match=rf"{name} engine: op must be one of .*, got 'tanh'"):
+        engine.scalar_vjp("tanh", [1.0])
+    if not engine.capabilities & TENSOR:
+        return
     with pytest.raises(ValueError, match=rf"{name} engine: op must be one of .*, got 'tanh'"):
         engine.tensor_vjp("tanh", [np.zeros(1)], None)
     with pytest.raises(ValueError, match=rf"{name} engine: op must be one of .*, got 'add'"):
