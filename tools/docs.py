@@ -92,10 +92,10 @@ def ci_timing() -> str:
     run: dict[str, str] = json.loads((MEASUREMENTS / "ci-run.json").read_text(encoding="utf-8"))
     rows = []
     for name, env in result["testenvs"].items():
-        steps = [*env.get("setup", []), *env.get("test", [])]
-        seconds = sum(float(step.get("elapsed", 0)) for step in steps)
-        ok = all(step.get("retcode", 0) == 0 for step in env.get("test", []))
-        rows.append([name, f"{seconds:.0f} s", "OK" if ok else "FAILED"])
+        if "result" not in env:  # a packaging helper (.pkg) or an environment the run did not select
+            continue
+        outcome = env["result"]
+        rows.append([name, f"{outcome['duration']:.0f} s", "OK" if outcome["success"] else "FAILED"])
     note = f"Measured {run['date']} on {run['where']}: the whole run took {run['wall']}.\n\n"
     return note + table(["environment", "time (setup and commands)", "result"], rows)
 
