@@ -3,6 +3,7 @@ figure in the docs is the one its source gives today."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from pathlib import Path
@@ -28,3 +29,18 @@ def test_every_generated_block_of_the_docs_is_current() -> None:
     """`python -m tools.docs --check` finds no generated block out of date (the engine matrix from the
     pinned verdicts, the rows by level from the spec, the measured figures from their result files)."""
     assert 0 == docs.main(["--check"])
+
+
+def test_every_pinned_failure_of_a_shipped_engine_is_confirmed_in_its_page() -> None:
+    """Each row a shipped engine fails in its pin (tests/verify/shipped_verdicts.json) is named in that
+    engine's page, docs/engines/<engine>.md, where a hand computation outside the tool confirms it."""
+    pin = json.loads((ROOT / "tests" / "verify" / "shipped_verdicts.json").read_text(encoding="utf-8"))
+    unconfirmed = {
+        engine: [
+            row_id
+            for row_id in pin[engine].get("failed", [])
+            if row_id not in (ROOT / "docs" / "engines" / f"{engine}.md").read_text(encoding="utf-8")
+        ]
+        for engine in pin["engines"]
+    }
+    assert {engine: [] for engine in pin["engines"]} == unconfirmed
