@@ -119,6 +119,30 @@ def mutation_figures() -> str:
     )
 
 
+def spec_mutation_figures() -> str:
+    """The committed spec-mutation cache's verdicts: spec mutants by row, statement mutants by function."""
+    cache_path = ROOT / "tools" / "spec_mutation" / "cache.json"
+    if not cache_path.is_file():
+        return "No spec-mutation cache yet.\n"
+    document = json.loads(cache_path.read_text(encoding="utf-8"))
+    lines = []
+    for part, owners in (("rows", "rows"), ("functions", "guarded functions")):
+        entries = document[part].values()
+        total = sum(entry["mutants"] for entry in entries)
+        not_killed = Counter(status for entry in entries for status in entry.get("not_killed", {}).values())
+        shown = ", ".join(f"{n} {status}" for status, n in sorted(not_killed.items())) or "none"
+        kind = "spec mutants" if part == "rows" else "statement mutants"
+        lines.append(
+            f"* {len(entries)} {owners}, {total} {kind}: {total - sum(not_killed.values())} killed; "
+            f"not killed: {shown}."
+        )
+    header = (
+        "The committed cache (`tools/spec_mutation/cache.json`); every not-killed mutant is listed as an "
+        "equivalent with its reason, or the gate fails:\n\n"
+    )
+    return header + "\n".join(lines) + "\n"
+
+
 def benchmark_table() -> str:
     path = MEASUREMENTS / "benchmarks.md"
     return path.read_text(encoding="utf-8") if path.is_file() else "No measurement yet.\n"
@@ -129,6 +153,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "rows by level and category": rows_by_level,
     "ci timing": ci_timing,
     "mutation figures": mutation_figures,
+    "spec mutation figures": spec_mutation_figures,
     "benchmark table": benchmark_table,
 }
 

@@ -307,9 +307,9 @@ def test_dropped():
 """
 
 
-def run_inner(tmp_path: Path, *arguments: str) -> dict[str, Any]:
+def run_inner(tmp_path: Path, *arguments: str, sample: str = SAMPLE) -> dict[str, Any]:
     """pytest in this process over a sample test file, with the verify plugin; its results."""
-    (tmp_path / "test_sample.py").write_text(SAMPLE, encoding="utf-8")
+    (tmp_path / "test_sample.py").write_text(sample, encoding="utf-8")
     (tmp_path / "test_broken.py").write_text("import no_such_module_here\n", encoding="utf-8")
     (tmp_path / "pytest.ini").write_text(
         "[pytest]\nmarkers =\n    spec(*ids): rows\n    reference_only(reason): own types\n", encoding="utf-8"
@@ -356,6 +356,35 @@ def test_plugin_in_a_real_session(tmp_path: Path, capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     assert "test_sample.py: 2 passed, 0 failed, 1 n/a, 1 other" in err
     assert "collection error in test_broken.py" in err
+
+
+CLAUSES = """import pytest
+
+from contracts.verify.clauses import clause, each_clause
+
+
+@pytest.mark.spec("A.rule.kept", "B.rule.other", "C.rule.third")
+def test_two_clauses_fail(record_property):
+    record_property("contracts.engine_calls", 1)
+    with clause("A.rule.kept"):
+        assert 1 == 1
+    with each_clause() as check:
+        with check("B.rule.other"):
+            assert 2 == 3, "B's own"
+        with check("C.rule.third", "refusal"):
+            assert 4 == 5, "C's refusal"
+"""
+
+
+def test_the_clauses_a_test_failed_in_are_recorded_with_their_rows(tmp_path: Path) -> None:
+    """A test failing in two rows' clauses records both, each with its row, category and message; the
+    clause it passed is not among them."""
+    (test,) = run_inner(tmp_path, sample=CLAUSES)["tests"]
+    assert "failed" == test["outcome"]
+    assert [("B.rule.other", None), ("C.rule.third", "refusal")] == [
+        (row_id, category) for row_id, category, _ in test["failed_clauses"]
+    ]
+    assert ["B's own", "C's refusal"] == [message.splitlines()[0] for _, _, message in test["failed_clauses"]]
 
 
 def test_plugin_without_row_selection_keeps_every_test(tmp_path: Path) -> None:

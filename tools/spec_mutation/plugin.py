@@ -58,6 +58,15 @@ def bound_items(items: Iterable[pytest.Item]) -> dict[str, list[pytest.Item]]:
     return found
 
 
+def files_of(items: Iterable[pytest.Item]) -> list[str]:
+    """The files holding the items, relative to the working directory where they lie under it (posix)."""
+    here = Path.cwd()
+    paths = {Path(item.path) for item in items}
+    return sorted(
+        path.relative_to(here).as_posix() if path.is_relative_to(here) else str(path) for path in paths
+    )
+
+
 def first_failure(tests: Sequence[pytest.Item]) -> str | None:
     """The node id of the first test that fails, or None when all pass (or skip)."""
     for item in tests:
@@ -170,6 +179,7 @@ def run_plan(session: pytest.Session) -> bool | None:
             {
                 "row_id": plan_row["row_id"],
                 "tests": len(bound),
+                "files": files_of(bound),
                 "seconds": round(time.monotonic() - started, 3),
                 "mutants": verdicts,
             }

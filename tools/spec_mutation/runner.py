@@ -153,6 +153,7 @@ def results(entries: Sequence[RowMutants], ran: Sequence[dict[str, Any]], second
                 "row_id": entry.row_id,
                 "file": entry.file,
                 "tests": outcome["tests"],
+                "files": outcome["files"],
                 "seconds": outcome["seconds"],
                 "dropped": entry.dropped,
                 "mutants": mutants,
@@ -161,10 +162,11 @@ def results(entries: Sequence[RowMutants], ran: Sequence[dict[str, Any]], second
     return {"kind": "spec", "seconds": round(seconds, 1), "rows": rows}
 
 
-def run(options: RunOptions) -> dict[str, Any]:
-    """Generate, run and collect every spec mutant of the chosen rows."""
+def run(options: RunOptions, entries: Sequence[RowMutants] | None = None) -> dict[str, Any]:
+    """Run and collect every spec mutant of the given rows (default: the chosen rows of the catalog)."""
     started, cpu = time.monotonic(), children_cpu()
-    entries = chosen(catalog(options.specs), options.rows, options.sample)
+    if entries is None:
+        entries = chosen(catalog(options.specs), options.rows, options.sample)
     ran = run_shards(options, shards(entries, options.jobs))
     found = results(entries, ran, time.monotonic() - started)
     return {**found, "selection": list(options.rows), "cpu_seconds": round(children_cpu() - cpu, 1)}
@@ -274,13 +276,14 @@ def run_statement_session(options: RunOptions, place: Path) -> dict[str, Any]:
     return ran
 
 
-def run_statements(options: RunOptions) -> dict[str, Any]:
-    """Run every statement mutant: one pytest session per shard, side by side (a forked child per
-    mutant in each), the verdicts merged in plan order."""
+def run_statements(options: RunOptions, entries: Sequence[dict[str, Any]] | None = None) -> dict[str, Any]:
+    """Run the statement mutants of a plan (default: statement_plan's): one pytest session per shard,
+    side by side (a forked child per mutant in each), the verdicts merged in plan order."""
     started, cpu = time.monotonic(), children_cpu()
+    if entries is None:
+        entries = statement_plan(options.root, options.package, options.sample)
     with tempfile.TemporaryDirectory(prefix="statement-mutation-") as scratch:
         place = Path(scratch)
-        entries = statement_plan(options.root, options.package, options.sample)
         places = []
         for number, part in enumerate(statement_shards(entries, options.jobs)):
             places.append(place / f"shard{number}")
@@ -300,4 +303,6 @@ def run_statements(options: RunOptions) -> dict[str, Any]:
         "cpu_seconds": round(children_cpu() - cpu, 1),
         "coverage_seconds": max((session["coverage_seconds"] for session in sessions), default=0.0),
         "mutants": mutants,
+        # each shard profiles its own functions: the union is every planned function's test files
+        "covering": {name: files for session in sessions for name, files in session["covering"].items()},
     }

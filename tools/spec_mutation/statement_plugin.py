@@ -24,6 +24,7 @@ from typing import Any
 import pytest
 from _pytest.runner import runtestprotocol
 
+from tools.spec_mutation.plugin import files_of
 from tools.spec_mutation.status import KILLED, NO_TESTS, NOT_RUN, SURVIVED, TIMEOUT
 
 FLOOR_SECONDS = 10.0  # a child slower than this plus 10x its tests' profiled time is a timeout (killed)
@@ -174,5 +175,9 @@ def run_plan(session: pytest.Session) -> bool | None:
         verdict["status"] = run_mutant(functions[name], code, tests, limit)
         verdict["seconds"] = round(time.monotonic() - began, 3)
     out = Path(session.config.getoption("--statement-mutation-out"))
-    out.write_text(json.dumps({"coverage_seconds": round(baseline, 1), "mutants": verdicts}))
+    covering = {
+        name.replace(":", "."): files_of(items[index] for index in indexes) for name, indexes in calls.items()
+    }
+    document = {"coverage_seconds": round(baseline, 1), "mutants": verdicts, "covering": covering}
+    out.write_text(json.dumps(document))
     return True

@@ -142,7 +142,7 @@ class JaxEngine(Engine):
         "the spec gives all of it to the first argument",
         "S06.rule.max-tie": "jnp.max's gradient is split equally among the maximal elements of the "
         "reduced axis; the spec gives all of it to the first",
-        "T.rule.accumulate": FUNCTIONAL,
+        "T.rule.backward-again": FUNCTIONAL,
         "T.fail.no-grad": NO_REQUIRES_GRAD,
         "T.order.backward": "orders the no-grad refusal before the missing seed; " + NO_REQUIRES_GRAD,
         # Conventions, not only a lacking tensor.domain: the rows' boundary tests would pass on JAX and

@@ -241,8 +241,11 @@ class TinygradEngine(Engine):
         return to_array(out), tuple(to_array(leaf.grad) for leaf in leaves)
 
     def tensor_from_data(self, data: Any) -> Array:
-        """Tensor(data, dtype=dtypes.float64): what a port asks tinygrad for."""
-        return to_array(self.tensor(data, dtype=self.dtypes.float64))
+        """Tensor(data, dtype=dtypes.float64): what a port asks tinygrad for, over a buffer as `leaf`
+        makes it (a Python number or 0-d array alone would be a device-less constant, which tinygrad
+        realizes on its CPU device even with DEV=PYTHON: a clang build, docs/engines/tinygrad.md)."""
+        array = np.asarray(data)
+        return to_array(self.tensor(array.reshape(-1), dtype=self.dtypes.float64).reshape(array.shape))
 
     def tensor_program_vjp(
         self, program: Program, leaves: Sequence[Array], upstream: Array

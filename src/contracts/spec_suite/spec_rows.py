@@ -55,6 +55,12 @@ def row(row_id: str) -> SpecRow:
 ReferenceOnlyWhen = Callable[[SpecRow], str | None]
 
 
+def only_example(row_id: str) -> dict[str, Any]:
+    """The one example of a row that has exactly one (a golden of a single worked case)."""
+    (example,) = row(row_id)["examples"]
+    return dict(example)
+
+
 def row_marks(spec_row: SpecRow, reference_only_when: ReferenceOnlyWhen | None) -> list[Any]:
     """The spec marker, and the reference_only marker when the row's case is reference-only."""
     reason = reference_only_when(spec_row) if reference_only_when is not None else None

@@ -46,14 +46,22 @@ def spec_model_parameters(widths: Sequence[int], use_bias: bool) -> int:
     )
 
 
-def spec_model_cost(widths: Sequence[int], tokens: int, use_bias: bool) -> int:
-    """S07.cost.linear over the layers plus S07.cost.relu over the hidden widths."""
-    linear = sum(
+def spec_linear_costs(widths: Sequence[int], tokens: int, use_bias: bool) -> list[int]:
+    """S07.cost.linear of each layer, in order."""
+    return [
         int(spec_value("S07.cost.linear", T=tokens, Cin=c_in, Cout=c_out, bias=int(use_bias)))
         for c_in, c_out in itertools.pairwise(widths)
-    )
-    relu = sum(int(spec_value("S07.cost.relu", T=tokens, Chid=width)) for width in widths[1:-1])
-    return linear + relu
+    ]
+
+
+def spec_relu_cost(widths: Sequence[int], tokens: int) -> int:
+    """S07.cost.relu over the hidden widths."""
+    return sum(int(spec_value("S07.cost.relu", T=tokens, Chid=width)) for width in widths[1:-1])
+
+
+def spec_model_cost(widths: Sequence[int], tokens: int, use_bias: bool) -> int:
+    """S07.cost.linear over the layers plus S07.cost.relu over the hidden widths."""
+    return sum(spec_linear_costs(widths, tokens, use_bias)) + spec_relu_cost(widths, tokens)
 
 
 def spec_weight_count(widths: Sequence[int]) -> int:

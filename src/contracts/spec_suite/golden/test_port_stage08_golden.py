@@ -22,7 +22,14 @@ from contracts.spec_suite.cases.port import (
     refused_when_built,
     scalar_names,
 )
-from contracts.spec_suite.spec_rows import assert_engine_gives, example_params, require, row, rows
+from contracts.spec_suite.spec_rows import (
+    assert_engine_gives,
+    example_params,
+    only_example,
+    require,
+    row,
+    rows,
+)
 
 
 def seed_block(
@@ -31,11 +38,6 @@ def seed_block(
     """The engine's bias-free block over widths (C = widths[0]), or a skip with the adapter's reason;
     the gains start at 1 (S08.rule.gain-init) unless told otherwise."""
     return build(engine, lambda: engine.module_block(widths[0], widths, eps, False, init, gain_init))
-
-
-def only_example(row_id: str) -> dict[str, Any]:
-    (example,) = row(row_id)["examples"]
-    return dict(example)
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(prefix="S08.params.")))

@@ -24,7 +24,15 @@ from contracts.spec_suite.cases.stage07 import (
     tolerance,
 )
 from contracts.spec_suite.probes import CountingInitializer, assert_refused
-from contracts.spec_suite.spec_rows import OWN_TYPES, example_params, reference_only, require, row, rows
+from contracts.spec_suite.spec_rows import (
+    OWN_TYPES,
+    example_params,
+    only_example,
+    reference_only,
+    require,
+    row,
+    rows,
+)
 
 # Stage 05/07 rows are about this project's own types: not applicable on any other engine.
 pytestmark = reference_only(OWN_TYPES)
@@ -99,11 +107,6 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     (x0, x1), (w0, w1) = x.rows[0], weight.rows[0]
     actual = {"x0": x0.grad, "x1": x1.grad, "w0": w0.grad, "w1": w1.grad}
     assert (example["value"], expected) == (y.data, actual)
-
-
-def only_example(row_id: str) -> dict[str, Any]:
-    (example,) = row(row_id)["examples"]
-    return dict(example)
 
 
 @pytest.mark.spec("S07.rule.weight-layout")

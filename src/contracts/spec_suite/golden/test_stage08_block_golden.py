@@ -15,18 +15,21 @@ from contracts.spec import SpecRow, evaluate
 from contracts.spec_suite.cases.stage07 import graph_nodes
 from contracts.spec_suite.cases.stage08 import ATTEMPTS, MEASURE, table_initializer
 from contracts.spec_suite.probes import CountingInitializer, assert_refused, exception_type
-from contracts.spec_suite.spec_rows import OWN_TYPES, example_params, reference_only, require, row, rows
+from contracts.spec_suite.spec_rows import (
+    OWN_TYPES,
+    example_params,
+    only_example,
+    reference_only,
+    require,
+    row,
+    rows,
+)
 
 # These tests exercise this project's own Block (Value, Linear, MLP): reference-only. The rows a port has
 # also run on the engine's own block (module.block): tests/properties/test_port_stage08.py and goldens.
 pytestmark = reference_only(OWN_TYPES)
 
 BLOCK_FAILURES = [row(row_id) for row_id in ATTEMPTS]
-
-
-def only_example(row_id: str) -> dict[str, Any]:
-    (example,) = row(row_id)["examples"]
-    return dict(example)
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params(rows(stage="08", kind="formula")))

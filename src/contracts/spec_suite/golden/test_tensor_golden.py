@@ -143,9 +143,21 @@ def test_dtype_example(engine: Engine, spec_row: SpecRow, example: dict[str, Any
 @reference_only(OWN_TYPES)
 @pytest.mark.spec("T.rule.accumulate")
 def test_accumulate_example(engine: Engine) -> None:
-    """x = [1, -2, 3], out = x * x + x: backward gives 2x + 1, a second backward doubles it."""
+    """x = [1, -2, 3], out = x * x + x: backward gives 2x + 1 (x reaches out by three paths)."""
     require_reference(engine, "T.rule.accumulate")
     (example,) = row("T.rule.accumulate")["examples"]
+    x = Tensor(example["x"], requires_grad=True)
+    out = add(multiply(x, x), x)
+    out.backward(np.ones(out.shape))
+    assert example["once"] == x.grad.tolist()
+
+
+@reference_only(OWN_TYPES)
+@pytest.mark.spec("T.rule.backward-again")
+def test_backward_again_example(engine: Engine) -> None:
+    """x = [1, -2, 3], out = x * x + x: backward gives 2x + 1, a second backward doubles it."""
+    require_reference(engine, "T.rule.backward-again")
+    (example,) = row("T.rule.backward-again")["examples"]
     x = Tensor(example["x"], requires_grad=True)
     out = add(multiply(x, x), x)
     out.backward(np.ones(out.shape))

@@ -89,7 +89,7 @@ def assert_scalar_tree_equal(
 ) -> None:
     tree, sources = as_tree(case["program"], len(case["leaves"]))
     tree_value, tree_grads = engine.scalar_program_grads(tree, [case["leaves"][i] for i in sources])
-    assert tree_value == value
+    assert tree_value == close(value)  # an engine may simplify a - (a + b) where a is one node: rounding
     assert summed_by_source(tree_grads, sources, case["leaves"]) == close(list(grads))
 
 
@@ -194,7 +194,7 @@ def assert_tensor_tree_equal(
     tree_value, tree_grads = engine.tensor_program_vjp(
         tree, [case["leaves"][i] for i in sources], case["upstream"]
     )
-    assert tree_value.tolist() == value.tolist()
+    assert np.asarray(tree_value) == close(value)  # as the scalar tree: rounding, not sharing
     summed = summed_by_source(tree_grads, sources, case["leaves"])
     for total, grad in zip(summed, grads, strict=True):
         assert np.asarray(total) == close(grad)
@@ -248,13 +248,13 @@ def test_tensor_deep_chain_inside_a_dag(engine: Engine, case: dict[str, Any]) ->
     assert_tensor_tree_equal(engine, case, value, grads)
 
 
-@pytest.mark.spec("T.rule.accumulate")
+@pytest.mark.spec("T.rule.backward-again")
 @pytest.mark.parametrize("op", TENSOR_OPS)
 @given(data=st.data())
 def test_engine_second_backward_adds_exactly_one_copy(engine: Engine, op: str, data: st.DataObject) -> None:
     """Through the engine's own graph (tensor_graph): a second backward with the same upstream leaves
     every leaf gradient exactly twice what the first left (one more copy, never two, never a reset)."""
-    require(engine, "tensor.refusals", "T.rule.accumulate")  # the capability of the graph methods
+    require(engine, "tensor.refusals", "T.rule.backward-again")  # the capability of the graph methods
     gradient_row = next(r for r in rows(kind="gradient") if r.id == f"T.grad.{op}")
     case = data.draw(s.tensor_case(op, gradient_row["domain"], smooth=True))
     graph = engine.tensor_graph(op, case["inputs"], requires_grad=True)
@@ -267,12 +267,12 @@ def test_engine_second_backward_adds_exactly_one_copy(engine: Engine, op: str, d
 
 
 @reference_only(OWN_TYPES)
-@pytest.mark.spec("T.rule.accumulate")
+@pytest.mark.spec("T.rule.backward-again")
 @given(case=s.tensor_programs(TENSOR_OPS))
 def test_second_tensor_backward_adds_one_copy_on_a_random_dag(engine: Engine, case: dict[str, Any]) -> None:
     """On a random Tensor DAG a second backward doubles every leaf gradient exactly and sets every
     intermediate gradient to what the first call set (recomputed, never compounded)."""
-    require(engine, "tensor.api", "T.rule.accumulate")
+    require(engine, "tensor.api", "T.rule.backward-again")
     from contracts.tensor.engine_ops import TENSOR_OPS as FORMS
 
     nodes: list[Tensor] = [Tensor(x, requires_grad=True) for x in case["leaves"]]

@@ -36,8 +36,10 @@ from contracts.spec_suite.cases.stage07 import (
     SEED_FAN_IN,
     assert_centred,
     sample_variance,
+    spec_linear_costs,
     spec_model_cost,
     spec_model_parameters,
+    spec_relu_cost,
     spec_value,
     tolerance,
 )
@@ -303,19 +305,14 @@ def test_port_mlp_graph_nodes_equal_the_plan(engine: Engine, use_bias: bool, cas
     nodes = engine.module_graph_nodes(mlp(engine, widths, use_bias), x)
     with each_clause() as check:
         if len(widths) > 2 and engine.lacks("module.linear", "S07.cost.relu") is None:
-            layers = list(itertools.pairwise(widths))
             linears = [
                 engine.module_graph_nodes(linear(engine, c_in, c_out, use_bias), input_array(len(x), c_in))
-                for c_in, c_out in layers
+                for c_in, c_out in itertools.pairwise(widths)
             ]
-            planned = [
-                int(spec_value("S07.cost.linear", T=len(x), Cin=c_in, Cout=c_out, bias=int(use_bias)))
-                for c_in, c_out in layers
-            ]
-            relus = sum(int(spec_value("S07.cost.relu", T=len(x), Chid=width)) for width in widths[1:-1])
-            if planned == linears:  # otherwise the Linears' share is unknown: S07.cost.linear's test fails
+            # otherwise the Linears' share is unknown: S07.cost.linear's own test fails
+            if spec_linear_costs(widths, len(x), use_bias) == linears:
                 with check("S07.cost.relu"):
-                    assert relus == nodes - sum(linears)
+                    assert spec_relu_cost(widths, len(x)) == nodes - sum(linears)
         with check("S07.cost.mlp"):
             assert spec_model_cost(widths, len(x), use_bias) == nodes
 
