@@ -137,8 +137,9 @@ def spec_mutation_figures() -> str:
             f"not killed: {shown}."
         )
     header = (
-        "The committed cache (`tools/spec_mutation/cache.json`); every not-killed mutant is listed as an "
-        "equivalent with its reason, or the gate fails:\n\n"
+        "The committed cache (`tools/spec_mutation/cache.json`); every survivor is listed as an equivalent "
+        "with its reason, or the gate fails (a satisfied probe extension asks for a probe the implementation "
+        "already meets: no mutant):\n\n"
     )
     return header + "\n".join(lines) + "\n"
 
