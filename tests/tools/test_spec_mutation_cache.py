@@ -3,6 +3,7 @@ the stale rows and functions run again (fake runs here), and the results read th
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from collections.abc import Sequence
@@ -217,7 +218,10 @@ def test_the_command_writes_the_cache_only_when_asked_and_fresh_ignores_it(
     capsys.readouterr()
     assert ([], [], 1) == rerun_command(project, arguments)
     captured = capsys.readouterr()
-    assert "spec-mutation cache: 2 of 2 rows' verdicts stand, 2 of 2 statement mutants'" in captured.err
+    written = json.loads((project.root / "r.json").read_text())
+    assert [True, True, True, True] == [
+        entry.get("cached") for entry in [*written["spec"]["rows"], *written["statements"]["mutants"]]
+    ]
     assert "unlisted survived mutant: X.cost.odd: examples.0.value: 5 -> 4" in captured.out
     assert "unlisted survived mutant: contracts.guards.small: delete `if x > 9:`" in captured.out
     every = (["X.cost.odd", "X.cost.even"], ["contracts.guards.positive", "contracts.guards.small"], 1)
