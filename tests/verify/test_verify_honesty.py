@@ -24,6 +24,7 @@ from contracts.cli.commands import main
 from contracts.verify.report import NOTHING_VERIFIED, UNRECORDED_FAILURE
 from tests.common.paths import REPORT_SCHEMA, SUITE
 from tests.common.processes import ended_within
+from tests.common.verify_runs import NO_SHRINKING
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = str(Path(contracts.__file__).resolve().parents[1])
@@ -133,6 +134,7 @@ RUNS: dict[str, list[str]] = {
         "--quick",
         "--rows",
         "T.grad.matmul,T.rule.matmul-promotion,T.rule.backward-seed,T.rule.broadcast-reduction",
+        *NO_SHRINKING,
     ],
 }
 
@@ -234,6 +236,7 @@ def test_table_reads_rows_and_causes(runs: dict[str, Any], tmp_path: Path) -> No
             "T.rule.matmul-promotion,T.rule.backward-seed",
             "-k",
             "matmul",
+            *NO_SHRINKING,
             "-o",
             str(tmp_path / "r.txt"),
         ]

@@ -17,7 +17,7 @@ import pytest
 from contracts.spec_suite.spec_rows import row
 from contracts.verify.report import NEVER_BUILT
 from tests.common.paths import REPORT_SCHEMA, SPECS, SUITE
-from tests.common.verify_runs import Run, run_verify
+from tests.common.verify_runs import NO_SHRINKING, Run, run_verify
 
 ROOT = Path(__file__).resolve().parents[2]
 SCHEMA = REPORT_SCHEMA
@@ -35,7 +35,9 @@ RUNS: dict[str, list[str]] = {
         "-k",
         "example",
     ],
-    "micrograd": ["--impl", "micrograd", "--rows", "S03.rule", "-k", "not million"],
+    # runs that fail by design take the mutation profile: no shrinking (the failures are the point, not
+    # their minimal example; a shrunk deep-graph failure rebuilds its chain at every step)
+    "micrograd": ["--impl", "micrograd", "--rows", "S03.rule", "-k", "not million", *NO_SHRINKING],
     "xdist": ["--impl", "reference", "-n", "1", "--rows", "S03.grad.add"],
     # a float32 engine judged with its dtype's tolerances (over the whole spec: a correct
     # float32 engine fails no row), with float64's, and with a real bug
@@ -45,16 +47,14 @@ RUNS: dict[str, list[str]] = {
         f"{DTYPE}:Float32JudgedAsFloat64",
         "--rows",
         "T.grad.exp,S03.grad.log",
-        "--hypothesis-profile",
-        "mutation",  # no shrinking: the failures are the point, not their minimal example
+        *NO_SHRINKING,
     ],
     "float32-wrong": [
         "--impl",
         f"{DTYPE}:Float32WrongMultiply",
         "--rows",
         "T.grad.multiply,T.grad.add",
-        "--hypothesis-profile",
-        "mutation",
+        *NO_SHRINKING,
     ],
     # a float64 engine declaring float32, its run restricted to a row the declaration makes n/a
     "dtype-claimed": ["--impl", f"{DTYPE}:Float64DeclaredFloat32", "--rows", "S06.rule.forward-error"],
@@ -77,7 +77,15 @@ RUNS: dict[str, list[str]] = {
         "S07.rule.weight-layout,S03.grad.add",
     ],
     # an engine that never returns: each test calling it fails at the limit, the run ends
-    "hang": ["--impl", f"{BROKEN}:HangsInChainGrad", "--rows", "S03.rule.deep-graph", "--timeout", "2"],
+    "hang": [
+        "--impl",
+        f"{BROKEN}:HangsInChainGrad",
+        "--rows",
+        "S03.rule.deep-graph",
+        "--timeout",
+        "2",
+        *NO_SHRINKING,
+    ],
     # pytest's last --contracts-impl wins: arguments after -- that swap in the reference must not pass
     "engine-swap": [
         "--impl",
@@ -348,7 +356,8 @@ def test_every_float64_only_entry_hides_a_check_a_float32_engine_fails(
     assert 1 == emptied
     spec_file.write_text(text, encoding="utf-8")
     monkeypatch.setenv("CONTRACTS_SPECS", str(specs))
-    arguments = ["--impl", f"{DTYPE}:Float32Reference", "--rows", ",".join(listed), "--quick", "-n", "2"]
+    rows = ",".join(listed)
+    arguments = ["--impl", f"{DTYPE}:Float32Reference", "--rows", rows, "--quick", "-n", "2", *NO_SHRINKING]
     run = run_verify(arguments, tmp_path / "float32.json")
     chosen = {row_id: status for row_id, status in statuses(run).items() if row_id in listed}
     assert (1, dict.fromkeys(listed, "failed")) == (run.code, chosen)
