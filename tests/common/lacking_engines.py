@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
+import numpy as np
+
 from contracts.engines.base import Array, Program, TensorGraph
 from contracts.engines.reference import ReferenceEngine
 
@@ -67,3 +69,42 @@ class LacksExpReluEmbedding(ReferenceEngine):
 
     def module_embedding(self, vocab_size: int, context_length: int, width: int) -> Any:
         raise LackedCallError("called for an embedding, which the engine does not declare")
+
+
+class LacksSum(ReferenceEngine):
+    """The reference without tensor sum, the op a Stage 06 axis example draws first."""
+
+    name: ClassVar[str] = "lacks-sum"
+    capabilities: ClassVar[frozenset[str]] = ReferenceEngine.capabilities - {"tensor.sum"}
+
+    def tensor_forward_with(self, op: str, inputs: Sequence[Array], params: Mapping[str, Any]) -> Array:
+        refuse_op(op, "sum")
+        result: Array = super().tensor_forward_with(op, inputs, params)
+        return result
+
+
+class LacksSumMaxTakesAnyAxis(LacksSum):
+    """LacksSum whose max reduces over every axis whatever axis it is given: a refusal bug in an op the
+    engine has, found only by the examples that do not draw sum."""
+
+    name: ClassVar[str] = "lacks-sum-max-takes-any-axis"
+
+    def tensor_forward_with(self, op: str, inputs: Sequence[Array], params: Mapping[str, Any]) -> Array:
+        if op == "max":
+            reduced: Array = np.asarray(np.asarray(inputs[0]).max())
+            return reduced
+        return super().tensor_forward_with(op, inputs, params)
+
+
+class LacksEveryAxisOp(ReferenceEngine):
+    """The reference without any op a Stage 06 out-of-range axis example can draw."""
+
+    name: ClassVar[str] = "lacks-every-axis-op"
+    lacked = ("sum", "max", "logsumexp", "softmax", "log_softmax", "cross_entropy", "rms_norm")
+    capabilities: ClassVar[frozenset[str]] = ReferenceEngine.capabilities - {f"tensor.{op}" for op in lacked}
+
+    def tensor_forward_with(self, op: str, inputs: Sequence[Array], params: Mapping[str, Any]) -> Array:
+        if op in self.lacked:
+            raise LackedCallError(f"called for {op!r}, which the engine does not declare")
+        result: Array = super().tensor_forward_with(op, inputs, params)
+        return result

@@ -3,18 +3,26 @@ counted per test), reference-only tests skipped on other engines, and the per-te
 
 from __future__ import annotations
 
+import functools
 import math
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Generator, Iterator
 from typing import Any, cast
 
 import pytest
-from hypothesis import settings
+from hypothesis import reject, settings
+from hypothesis.errors import FailedHealthCheck, Unsatisfiable
 
 import contracts.verify.profiles  # noqa: F401  (registers the profiles)
 from contracts.engines import DeclarationError, Engine, check_declarations, load_engine, selected_name
 from contracts.spec_suite.cases.stage07 import SEED_SAMPLES, statistical_samples_error
-from contracts.spec_suite.spec_rows import EngineUse, RecordingEngine, all_rows, is_reference
+from contracts.spec_suite.spec_rows import (
+    EngineUse,
+    LackedCapability,
+    RecordingEngine,
+    all_rows,
+    is_reference,
+)
 from contracts.verify.clauses import CLAUSES_PROPERTY, recording
 from contracts.verify.plugin import RECORDER, marked_ids
 from contracts.verify.records import (
@@ -107,6 +115,44 @@ def engine_use(request: pytest.FixtureRequest) -> Iterator[None]:
     request.node.user_properties.append((BUILDS_PROPERTY, use.builds()))
     # each clause once, however many examples proved it (contracts.verify.clauses)
     request.node.user_properties.append((CLAUSES_PROPERTY, [list(entry) for entry in dict.fromkeys(passed)]))
+
+
+def rejecting_lacked(inner_test: Callable[..., Any]) -> Callable[..., Any]:
+    """A hypothesis test's body, with an example that calls what the engine lacks rejected rather than
+    ending the test: whether the test runs the engine must not depend on which example came first."""
+
+    @functools.wraps(inner_test)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return inner_test(*args, **kwargs)
+        except LackedCapability:
+            reject()
+
+    run.rejects_lacked = True  # type: ignore[attr-defined]
+    return run
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_pyfunc_call(pyfuncitem: pytest.Function) -> Generator[None, object, object]:
+    """A hypothesis test on an engine that lacks part of what its examples ask for runs every example the
+    engine can run: a failure there fails the test; else the test is not applicable for the lack (as a
+    test ended at the first lacked call was), also when the lack left hypothesis no example to run."""
+    recording = pyfuncitem.funcargs.get("engine")
+    given = getattr(pyfuncitem.obj, "hypothesis", None)
+    if not isinstance(recording, RecordingEngine) or given is None:
+        return (yield)
+    if not getattr(given.inner_test, "rejects_lacked", False):
+        given.inner_test = rejecting_lacked(given.inner_test)
+    before = len(recording.lacked)
+    try:
+        outcome = yield
+    except (Unsatisfiable, FailedHealthCheck):
+        if len(recording.lacked) == before:
+            raise
+        outcome = None
+    if len(recording.lacked) > before:
+        pytest.skip(f"not applicable: {recording.lacked[before]}")
+    return outcome
 
 
 ENGINE_KEY = pytest.StashKey[Engine]()

@@ -9,6 +9,7 @@ from typing import Any, TypedDict
 
 import numpy as np
 import pytest
+from _pytest.outcomes import Skipped  # pytest.skip.Exception, as a base class mypy can read
 from hypothesis.errors import UnsatisfiedAssumption
 
 from contracts.engines import Engine
@@ -213,6 +214,13 @@ class HarnessControlError(AssertionError):
     """An engine call raised one of HARNESS_CONTROL: the test fails, naming the call and what it raised."""
 
 
+class LackedCapability(Skipped):
+    """A call asked for a capability the engine declares it lacks: the test is not applicable. A skip, so
+    it passes through a test's `except Exception` untouched; in a hypothesis test the conftest turns it
+    into a rejected example instead, so that the examples the engine can run still run (a failure among
+    them fails the test; without one the test is n/a, for this reason)."""
+
+
 class RecordingEngine:
     """The engine under test, counting calls of its adapter methods (so verify can tell a test that
     passed without ever running the engine from one that proved something about it)."""
@@ -220,6 +228,7 @@ class RecordingEngine:
     def __init__(self, wrapped: Engine) -> None:
         self.wrapped = wrapped
         self.calls = 0
+        self.lacked: list[str] = []  # the reason of every call refused as lacked (per test: EngineUse)
         # (module method, returned?) per call of a module method: False where it raised ModuleUnsupported.
         # A method declined every time is a declared capability with nothing built (verify reports it)
         self.builds: list[tuple[str, bool]] = []
@@ -235,7 +244,8 @@ class RecordingEngine:
             for capability in needed_capabilities(name, args, kwargs):
                 reason = self.wrapped.lacks(capability)
                 if reason is not None:  # the test asked for what the engine says it lacks: n/a, not a crash
-                    pytest.skip(f"not applicable: {reason}")
+                    self.lacked.append(reason)
+                    raise LackedCapability(f"not applicable: {reason}")
             self.calls += 1
             try:
                 result = method(*args, **kwargs)
