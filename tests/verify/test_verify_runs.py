@@ -82,10 +82,6 @@ RUNS: dict[str, list[str]] = {
         f"{BROKEN}:HangsInChainGrad",
         "--rows",
         "S03.rule.deep-graph",
-        # only the tests that reach the hanging call: the row's DAG test never calls it and, on a slow
-        # machine, may or may not finish inside the 2 s
-        "-k",
-        "chain_gradient_is_one or million_node_chain",
         "--timeout",
         "2",
         *NO_SHRINKING,
@@ -157,16 +153,18 @@ def test_broken_mul_gradient_fails_by_name_with_a_repro(runs: dict[str, Run]) ->
 
 
 def test_an_engine_that_never_returns_fails_at_the_time_limit(runs: dict[str, Run]) -> None:
-    """--timeout 2 on an engine whose chain backward sleeps an hour: both tests of S03.rule.deep-graph that
-    call it fail with the limit's message (the run ends), and each repro carries the limit."""
+    """--timeout 2 on an engine whose chain backward sleeps an hour: the tests of S03.rule.deep-graph that
+    call it fail with the limit's message (the run ends), and each repro carries the limit. A test of the
+    row that never calls it may pass, or on a slow machine fail at the same limit."""
     run = get(runs, "hang")
     assert 1 == run.code
     (row,) = run.rows().values()
     assert ("S03.rule.deep-graph", "failed") == (row["id"], row["status"])
     engine_tests = [test for test in row["tests"] if test["reference_only"] is None]
-    assert 2 == len(engine_tests)
-    for test in engine_tests:
-        assert "failed" == test["outcome"]
+    failed = [test for test in engine_tests if test["outcome"] == "failed"]
+    assert [] == [test["outcome"] for test in engine_tests if test["outcome"] not in ("passed", "failed")]
+    assert 2 <= len(failed)
+    for test in failed:
         assert f"{test['nodeid']}: still running after 2 s (--timeout); the engine did not return" in (
             test["message"] or ""
         )
