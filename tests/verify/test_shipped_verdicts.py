@@ -1,9 +1,13 @@
 """The shipped adapters' verdicts are pinned: `contracts verify` on torch and on micrograd, over the whole
-spec in the ci profile, gives every row the status tests/verify/shipped_verdicts.json records (docs/engines
-shows them, regenerated from the pin by tools.docs). The repository's own suite runs the engine tests on
-the reference only, so an adapter bug (torch handing constants a gradient, a convention dropped, a
-capability claimed and broken) shows up nowhere else until a user runs verify. An engine that is not
-installed is skipped: tox's py311 installs torch and micrograd, `tox -e engines` all five."""
+spec, gives every row the status tests/verify/shipped_verdicts.json records (docs/engines shows them,
+regenerated from the pin by tools.docs). The repository's own suite runs the engine tests on the reference
+only, so an adapter bug (torch handing constants a gradient, a convention dropped, a capability claimed
+and broken) shows up nowhere else until a user runs verify. An engine that is not installed is skipped:
+tox's py311 installs torch and micrograd, `tox -e engines` all five.
+
+The pin is written from runs in the ci profile. Here verify runs in this session's profile: ci under
+`tox -e engines`, mutation (20 examples, no shrinking) in CI's whole-engine session, where torch's and
+micrograd's verdicts equal the pin's row for row (docs/performance.md)."""
 
 from __future__ import annotations
 
@@ -13,6 +17,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from tests.common.pins import pinned, pinned_engines, verdicts
 from tests.common.verify_runs import run_verify
@@ -43,7 +48,10 @@ def test_a_shipped_adapter_gets_its_pinned_verdict_on_every_row(engine: str, tmp
     if importlib.util.find_spec(engine) is None:
         pytest.skip(f"{engine} is not installed")
     # two workers: the CI machine has two cores
-    report = run_verify(["--impl", engine, "-n", "2"], tmp_path / f"{engine}.json").report
+    profile = settings.get_current_profile_name()
+    report = run_verify(
+        ["--impl", engine, "-n", "2", "--hypothesis-profile", profile], tmp_path / f"{engine}.json"
+    ).report
     assert report is not None
     (statuses, reasons) = verdicts(report, peer_installed=importlib.util.find_spec("torch") is not None)
     (pinned_statuses, pinned_reasons) = pinned(engine)
