@@ -83,9 +83,26 @@ def rows_by_level() -> str:
     return table(["level", *categories, "rows"], body)
 
 
+def step_name(command: list[str]) -> str:
+    """A tox command as a reader knows it: the program and what picks its work (`pytest -m engine_run`,
+    `python -m tools.mutation gate`), not its paths and flags."""
+    program = Path(command[0]).name
+    arguments = command[1:]
+    if program == "pytest":
+        marker = f" -m {arguments[arguments.index('-m') + 1]}" if "-m" in arguments else ""
+        coverage = ", with coverage" if any(word.startswith("--cov") for word in arguments) else ""
+        return f"pytest{marker}{coverage}"
+    if program.startswith("python") and "-m" in arguments:
+        module = arguments[arguments.index("-m") + 1 :]
+        words = [word for word in module[:2] if not word.startswith("-")]
+        return " ".join(["python -m", *words])
+    return " ".join([program, *(Path(word).name for word in arguments[:1])])
+
+
 def ci_timing() -> str:
     """Each tox environment's time in the measured fresh-clone run (tox's result file,
-    docs/measurements/ci.json) and the run's date, machine and wall time (ci-run.json)."""
+    docs/measurements/ci.json), split into its setup and its commands, and the run's date, machine and
+    wall time (ci-run.json)."""
     if not (MEASUREMENTS / "ci.json").is_file():
         return "Not measured yet.\n"
     result: dict[str, Any] = json.loads((MEASUREMENTS / "ci.json").read_text(encoding="utf-8"))
@@ -95,9 +112,12 @@ def ci_timing() -> str:
         if "result" not in env:  # a packaging helper (.pkg) or an environment the run did not select
             continue
         outcome = env["result"]
-        rows.append([name, f"{outcome['duration']:.0f} s", "OK" if outcome["success"] else "FAILED"])
+        steps = [("setup", sum(step["elapsed"] for step in env.get("setup", [])))]
+        steps += [(step_name(step["command"]), step["elapsed"]) for step in env.get("test", [])]
+        parts = "; ".join(f"{what} {seconds:.0f} s" for what, seconds in steps)
+        rows.append([name, f"{outcome['duration']:.0f} s", parts, "OK" if outcome["success"] else "FAILED"])
     note = f"Measured {run['date']} on {run['where']}: the whole run took {run['wall']}.\n\n"
-    return note + table(["environment", "time (setup and commands)", "result"], rows)
+    return note + table(["environment", "time", "of which", "result"], rows)
 
 
 def mutation_figures() -> str:
