@@ -33,10 +33,12 @@ def run_suite(
     impl: str,
     selection: str,
     expected: pytest.ExitCode = pytest.ExitCode.TESTS_FAILED,
+    profile: str = "mutation",
 ) -> RowOutcomes:
     """The tests, in a pytest session of their own on the engine impl (ending with the expected exit
-    code), recorded by verify's plugin; their verdict per spec row."""
-    profile = settings.get_current_profile_name()
+    code) in the hypothesis profile (by default one that does not shrink: these sessions read which rows
+    fail, not a failure's minimal example), recorded by verify's plugin; their verdict per spec row."""
+    outer = settings.get_current_profile_name()
     with tempfile.TemporaryDirectory(prefix="contracts-session-") as scratch:
         out = Path(scratch) / "results.json"
         try:
@@ -45,7 +47,7 @@ def run_suite(
                     *tests,
                     "--contracts-impl",
                     impl,
-                    "--hypothesis-profile=mutation",
+                    f"--hypothesis-profile={profile}",
                     "-q",
                     "-p",
                     "no:randomly",
@@ -63,7 +65,7 @@ def run_suite(
                 ]
             )
         finally:  # the inner session loads its own hypothesis profile: give the outer one back
-            settings.load_profile(profile)
+            settings.load_profile(outer)
         assert expected == code
         records = [Record.from_json(item) for item in json.loads(out.read_text(encoding="utf-8"))["tests"]]
     rows = [
@@ -77,4 +79,4 @@ def run_suite(
         }
         for r in all_rows()
     ]
-    return RowOutcomes(aggregate(rows, records, Rerun(impl, "mutation"), engine_is_reference=False))
+    return RowOutcomes(aggregate(rows, records, Rerun(impl, profile), engine_is_reference=False))
