@@ -24,7 +24,7 @@ from contracts.cli.commands import main
 from contracts.verify.report import NOTHING_VERIFIED, UNRECORDED_FAILURE
 from tests.common.paths import REPORT_SCHEMA, SUITE
 from tests.common.processes import ended_within
-from tests.common.verify_runs import NO_SHRINKING
+from tests.common.verify_runs import NO_SHRINKING, Run, run_verify
 
 ROOT = Path(__file__).resolve().parents[2]
 SRC = str(Path(contracts.__file__).resolve().parents[1])
@@ -120,11 +120,6 @@ class SwappedMul(ReferenceEngine):
 '''
 
 
-def run_verify(arguments: list[str], out: Path) -> tuple[int, dict[str, Any] | None]:
-    code = main(["verify", "-q", "--format", "json", "-o", str(out), *arguments])
-    return code, json.loads(out.read_text(encoding="utf-8")) if out.is_file() else None
-
-
 RUNS: dict[str, list[str]] = {
     "nothing": ["--impl", f"{BROKEN}:DeclaresNothing"],
     "copy": ["--impl", f"{BROKEN}:ReferenceCopy", "--quick", "--rows", "S03,S05.cost,T.grad.add,T.rule"],
@@ -140,7 +135,7 @@ RUNS: dict[str, list[str]] = {
 
 
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[int, dict[str, Any] | None]]:
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
     skip_under_mutmut()
     scratch = tmp_path_factory.mktemp("honesty")
     with ThreadPoolExecutor(max_workers=len(RUNS)) as pool:
@@ -156,9 +151,9 @@ def valid(report: dict[str, Any] | None) -> list[str]:
 
 
 @children
-def test_an_engine_that_declares_nothing_verifies_nothing(runs: dict[str, Any]) -> None:
+def test_an_engine_that_declares_nothing_verifies_nothing(runs: dict[str, Run]) -> None:
     """No capability, no method: 0 rows passed or partly verified, every row n/a, exit 1 with the reason."""
-    code, report = runs["nothing"]
+    code, report = runs["nothing"].code, runs["nothing"].report
     assert 1 == code
     assert report is not None
     assert [] == valid(report)
@@ -173,10 +168,10 @@ def test_an_engine_that_declares_nothing_verifies_nothing(runs: dict[str, Any]) 
 
 
 @children
-def test_each_passing_test_of_another_engine_called_it(runs: dict[str, Any]) -> None:
+def test_each_passing_test_of_another_engine_called_it(runs: dict[str, Run]) -> None:
     """On a non-reference engine with every capability, every passing spec test called the engine at
     least once, reference-only tests are n/a, and no row is reported not exercised."""
-    code, report = runs["copy"]
+    code, report = runs["copy"].code, runs["copy"].report
     assert report is not None
     assert [] == valid(report)
     tests = [test for row in report["rows"] for test in row["tests"]]
@@ -200,10 +195,10 @@ def test_each_passing_test_of_another_engine_called_it(runs: dict[str, Any]) -> 
 
 
 @children
-def test_one_engine_bug_seen_by_four_rows_is_one_cause(runs: dict[str, Any]) -> None:
+def test_one_engine_bug_seen_by_four_rows_is_one_cause(runs: dict[str, Run]) -> None:
     """A 1-D matmul crash fails four rows; the report groups them under one cause whose message
     carries the wrapped exception (the cause chain)."""
-    code, report = runs["matmul-1d"]
+    code, report = runs["matmul-1d"].code, runs["matmul-1d"].report
     assert 1 == code
     assert report is not None
     assert [] == valid(report)
@@ -223,7 +218,7 @@ def test_one_engine_bug_seen_by_four_rows_is_one_cause(runs: dict[str, Any]) -> 
 
 
 @children
-def test_table_reads_rows_and_causes(runs: dict[str, Any], tmp_path: Path) -> None:
+def test_table_reads_rows_and_causes(runs: dict[str, Run], tmp_path: Path) -> None:
     """The table and markdown reports say 'N rows, 1 cause' for the shared failure."""
     code = main(
         [
@@ -251,10 +246,11 @@ def test_table_reads_rows_and_causes(runs: dict[str, Any], tmp_path: Path) -> No
 def test_wrong_gradient_is_labelled_engine_gave_spec_says(tmp_path: Path) -> None:
     """A wrong mul gradient reads 'engine gave <engine's>, spec says <spec's>', not pytest's reversed
     Obtained/Expected."""
-    code, report = run_verify(
+    run = run_verify(
         ["--impl", f"{BROKEN}:WrongMulGradient", "--rows", "S03.grad.mul", "-k", "test_gradient_example"],
         tmp_path / "r.json",
     )
+    code, report = run.code, run.report
     assert report is not None
     assert 1 == code
     messages = [t["message"] for row in report["rows"] for t in row["tests"] if t["outcome"] == "failed"]
