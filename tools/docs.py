@@ -11,7 +11,11 @@ source:
 - `ci timing`: a fresh-clone CI run: tox's result file (docs/measurements/ci.json, from
   `.tox-venv/bin/tox --result-json docs/measurements/ci.json`) and the run's date, machine and wall
   time (docs/measurements/ci-run.json);
-- `mutation figures`: the committed mutation cache (tools/mutation/cache.json);
+- `mutation figures`: the committed mutation cache (tools/mutation/cache.json), by package, and the
+  functions tox's mutation gate judges (its `--only` prefixes in tox.ini);
+- `mutmut timing`: where the last whole mutmut run's time went (docs/measurements/mutmut-timing.md,
+  written by `python -m tools.mutation.timing > docs/measurements/mutmut-timing.md` after
+  `python -m tools.mutation update --all`);
 - `benchmark table`: the last benchmark run (docs/measurements/benchmarks.md, written by
   `python -m tools.benchmarks --markdown > docs/measurements/benchmarks.md`).
 """
@@ -19,6 +23,7 @@ source:
 from __future__ import annotations
 
 import argparse
+import configparser
 import json
 import re
 import sys
@@ -28,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from contracts.spec import load_rows
+from tools.mutation.gate import load_listed
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = ROOT / "docs"
@@ -35,6 +41,10 @@ MEASUREMENTS = DOCS / "measurements"
 PIN = ROOT / "tests" / "verify" / "shipped_verdicts.json"
 BLOCK = re.compile(r"(<!-- generated: (?P<name>[^>]+?) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S)
 LEVELS = ("values", "refusals", "contract")
+ALL_ROW, GATE_ROW = (
+    "all",
+    "the CI gate",
+)  # the mutmut table's last rows: every function; those tox's gate judges
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -120,23 +130,57 @@ def ci_timing() -> str:
     return note + table(["environment", "time", "of which", "result"], rows)
 
 
+def gated_prefixes() -> list[str]:
+    """The `--only` prefixes of the mutmut gate in tox's mutation environment (tox.ini)."""
+    tox = configparser.ConfigParser(interpolation=None)
+    tox.read(ROOT / "tox.ini", encoding="utf-8")
+    words = tox["testenv:mutation"]["commands"].split()
+    return [words[index + 1] for index, word in enumerate(words[:-1]) if word == "--only"]
+
+
 def mutation_figures() -> str:
-    """The committed mutmut cache's verdicts (every mutant of every cached function)."""
+    """The committed mutmut cache's verdicts by package (every mutant of every cached function, the
+    listed equivalents apart), and those of the functions the CI gate judges."""
     cache_path = ROOT / "tools" / "mutation" / "cache.json"
     if not cache_path.is_file():
         return "No mutation cache yet.\n"
-    functions = json.loads(cache_path.read_text(encoding="utf-8"))["functions"]
-    total = sum(entry["mutants"] for entry in functions.values())
-    not_killed = Counter(
-        status for entry in functions.values() for status in entry.get("not_killed", {}).values()
+    functions: dict[str, Any] = json.loads(cache_path.read_text(encoding="utf-8"))["functions"]
+    listed = load_listed(ROOT / "tools" / "mutation" / "equivalents.toml")
+    gated = tuple(gated_prefixes())
+    packages: dict[str, Counter[str]] = {}
+    for name, entry in functions.items():
+        owners = [
+            packages.setdefault(".".join(name.split(".")[:2]), Counter()),
+            packages.setdefault(ALL_ROW, Counter()),
+        ]
+        if gated and name.startswith(gated):
+            owners.append(packages.setdefault(GATE_ROW, Counter()))
+        for count in owners:
+            count["mutants"] += entry["mutants"]
+            count["functions"] += 1
+            for change, status in entry.get("not_killed", {}).items():
+                count["listed equivalent" if (name, change) in listed else status] += 1
+    seen = {status for count in packages.values() for status in count} - {"mutants", "functions"}
+    usual = ("survived", "no tests", "timeout")
+    statuses = (*usual, *sorted(seen - {*usual, "listed equivalent"}), "listed equivalent")
+    rows = []
+    for package in sorted(packages, key=lambda name: ((name == ALL_ROW) + 2 * (name == GATE_ROW), name)):
+        count = packages[package]
+        killed = count["mutants"] - sum(count[status] for status in statuses)
+        judged = count["mutants"] - count["listed equivalent"]
+        score = f"{(killed + count['timeout']) / judged:.1%}" if judged else "-"
+        rows.append(
+            [package, str(count["functions"]), str(count["mutants"]), str(killed)]
+            + [str(count[status]) for status in statuses]
+            + [score]
+        )
+    header = ["package", "functions", "mutants", "killed", *statuses, "score"]
+    note = (
+        f"The committed cache (`tools/mutation/cache.json`): {len(functions)} functions. The CI gate judges "
+        f"the functions of {', '.join(f'`{prefix}`' for prefix in gated)} (tox's `mutation` environment); "
+        "there every mutant is killed or listed as an equivalent with its reason, or the gate fails.\n\n"
     )
-    shown = ", ".join(f"{n} {status}" for status, n in sorted(not_killed.items())) or "none"
-    return (
-        f"The committed cache (`tools/mutation/cache.json`) holds {len(functions)} functions, "
-        f"{total} mutants: "
-        f"{total - sum(not_killed.values())} killed; not killed: {shown} (each listed as an equivalent "
-        "with its reason, or the gate fails).\n"
-    )
+    return note + table(header, rows)
 
 
 def spec_mutation_figures() -> str:
@@ -164,9 +208,14 @@ def spec_mutation_figures() -> str:
     return header + "\n".join(lines) + "\n"
 
 
-def benchmark_table() -> str:
-    path = MEASUREMENTS / "benchmarks.md"
-    return path.read_text(encoding="utf-8") if path.is_file() else "No measurement yet.\n"
+def measured(name: str) -> Callable[[], str]:
+    """A block that is a measurement file of docs/measurements, as its command wrote it."""
+
+    def block() -> str:
+        path = MEASUREMENTS / name
+        return path.read_text(encoding="utf-8") if path.is_file() else "No measurement yet.\n"
+
+    return block
 
 
 GENERATORS: dict[str, Callable[[], str]] = {
@@ -175,7 +224,8 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "ci timing": ci_timing,
     "mutation figures": mutation_figures,
     "spec mutation figures": spec_mutation_figures,
-    "benchmark table": benchmark_table,
+    "benchmark table": measured("benchmarks.md"),
+    "mutmut timing": measured("mutmut-timing.md"),
 }
 
 

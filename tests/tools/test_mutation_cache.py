@@ -184,6 +184,22 @@ def test_more_stale_mutants_than_the_limit_fail_naming_the_refresh_command(
     assert out.endswith("mutation gate: failed\n")
 
 
+def test_only_judges_the_named_functions_and_its_refresh_command_names_them(
+    recorded: tuple[Layout, FakeMutmut], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With half's survivors unlisted, `gate` fails and `gate --only tiny.logic` passes (half is not
+    judged); over the limit, the refresh command it names carries the same --only."""
+    layout, fake = recorded
+    (layout.root / "equivalents.toml").write_text("")
+    assert 1 == main(["gate"], layout, fake)
+    assert 0 == main(["gate", "--only", "tiny.logic"], layout, fake)
+    (layout.root / "tests/test_logic.py").write_text(TESTS["test_logic.py"] + "\n")
+    capsys.readouterr()
+    assert 1 == main(["gate", "--only", "tiny.logic", "--limit", "0"], layout, fake)
+    assert "`python -m tools.mutation update --only tiny.logic`" in capsys.readouterr().out
+    assert [] == fake.runs
+
+
 def test_a_changed_environment_reruns_everything_against_every_test(
     recorded: tuple[Layout, FakeMutmut],
 ) -> None:

@@ -97,12 +97,15 @@ def run_and_gate(
     )
     print(describe(planned, today), flush=True)
     to_run = planned.mutants_to_run(today)
+    # the refresh runs what this gate judges: with the whole package in the cache, a bare `update`
+    # after a spec edit would rerun every function, not only the gated ones
+    refresh = REFRESH + "".join(f" --only {prefix}" for prefix in only)
     if limit is not None and len(to_run) > limit:
         for function in sorted(planned.stale)[:20]:
             print(f"  stale: {function} ({planned.stale[function]})")
         print(
             f"FAIL: {len(to_run)} mutants need a run, more than the limit of {limit}: refresh the cache "
-            f"with `{REFRESH}` (or `{REFRESH} --all`, or the shards of `python -m tools.mutation --help`) "
+            f"with `{refresh}` (or `{REFRESH} --all`, or the shards of `python -m tools.mutation --help`) "
             f"and commit {layout.cache}"
         )
         print("mutation gate: failed")
