@@ -41,10 +41,6 @@ MEASUREMENTS = DOCS / "measurements"
 PIN = ROOT / "tests" / "verify" / "shipped_verdicts.json"
 BLOCK = re.compile(r"(<!-- generated: (?P<name>[^>]+?) -->\n)(?P<body>.*?)(<!-- end generated -->)", re.S)
 LEVELS = ("values", "refusals", "contract")
-ALL_ROW, GATE_ROW = (
-    "all",
-    "the CI gate",
-)  # the mutmut table's last rows: every function; those tox's gate judges
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -148,24 +144,22 @@ def mutation_figures() -> str:
     listed = load_listed(ROOT / "tools" / "mutation" / "equivalents.toml")
     gated = tuple(gated_prefixes())
     packages: dict[str, Counter[str]] = {}
+    every: Counter[str] = Counter()
+    gate: Counter[str] = Counter()
     for name, entry in functions.items():
-        owners = [
-            packages.setdefault(".".join(name.split(".")[:2]), Counter()),
-            packages.setdefault(ALL_ROW, Counter()),
-        ]
+        owners = [packages.setdefault(".".join(name.split(".")[:2]), Counter()), every]
         if gated and name.startswith(gated):
-            owners.append(packages.setdefault(GATE_ROW, Counter()))
+            owners.append(gate)
         for count in owners:
             count["mutants"] += entry["mutants"]
             count["functions"] += 1
             for change, status in entry.get("not_killed", {}).items():
                 count["listed equivalent" if (name, change) in listed else status] += 1
-    seen = {status for count in packages.values() for status in count} - {"mutants", "functions"}
     usual = ("survived", "no tests", "timeout")
-    statuses = (*usual, *sorted(seen - {*usual, "listed equivalent"}), "listed equivalent")
+    other = sorted(set(every) - {"mutants", "functions", "listed equivalent", *usual})
+    statuses = (*usual, *other, "listed equivalent")
     rows = []
-    for package in sorted(packages, key=lambda name: ((name == ALL_ROW) + 2 * (name == GATE_ROW), name)):
-        count = packages[package]
+    for package, count in [*sorted(packages.items()), ("all", every), ("the CI gate", gate)]:
         killed = count["mutants"] - sum(count[status] for status in statuses)
         judged = count["mutants"] - count["listed equivalent"]
         score = f"{(killed + count['timeout']) / judged:.1%}" if judged else "-"

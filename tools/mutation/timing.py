@@ -16,6 +16,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tools.docs import table as markdown_table
+
 DEFAULT = Path("mutants/incremental")
 SLOWEST = 3  # source files named per package
 
@@ -25,8 +27,11 @@ class Package:
     """The mutants of one package (contracts.core, contracts.verify, ...) and their test time."""
 
     mutants: int = 0
-    seconds: float = 0.0
-    by_file: dict[str, float] = field(default_factory=dict)
+    by_file: dict[str, float] = field(default_factory=dict)  # file within the package -> test seconds
+
+    @property
+    def seconds(self) -> float:
+        return sum(self.by_file.values())
 
 
 def metas(work: Path) -> Iterator[tuple[str, dict[str, float]]]:
@@ -37,20 +42,20 @@ def metas(work: Path) -> Iterator[tuple[str, dict[str, float]]]:
         yield meta.relative_to(base).as_posix().removesuffix(".meta"), durations
 
 
-def package_of(source: str) -> str:
-    """src/contracts/core/value.py -> contracts.core; a top-level module is its own package."""
-    parts = Path(source).with_suffix("").parts
+def package_of(source: str) -> tuple[str, str]:
+    """src/contracts/core/value.py -> (contracts.core, value.py); a top-level module is its own package."""
+    parts = Path(source).parts
     inside = parts[1:] if parts[0] == "src" else parts
-    return ".".join(inside[:2])
+    return ".".join(inside[:2]).removesuffix(".py"), "/".join(inside[2:]) or inside[-1]
 
 
 def by_package(work: Path) -> dict[str, Package]:
     packages: dict[str, Package] = {}
     for source, durations in metas(work):
-        package = packages.setdefault(package_of(source), Package())
+        name, file = package_of(source)
+        package = packages.setdefault(name, Package())
         package.mutants += len(durations)
-        package.seconds += sum(durations.values())
-        package.by_file[Path(source).name] = sum(durations.values())
+        package.by_file[file] = sum(durations.values())
     return packages
 
 
@@ -60,26 +65,23 @@ def table(work: Path) -> str:
     packages = by_package(work)
     if not packages:
         raise SystemExit(f"tools.mutation.timing: no mutmut .meta files under {work / 'mutants'}")
-    lines = [
-        "| package | mutants timed | test time | mean | slowest files |",
-        "| --- | ---: | ---: | ---: | --- |",
-    ]
+    rows = []
     for name, package in sorted(packages.items(), key=lambda item: -item[1].seconds):
         slowest = sorted(package.by_file.items(), key=lambda item: -item[1])[:SLOWEST]
         named = ", ".join(f"{file} {seconds:.0f} s" for file, seconds in slowest)
         mean = package.seconds / package.mutants if package.mutants else 0.0
-        lines.append(f"| {name} | {package.mutants} | {package.seconds:.0f} s | {mean:.2f} s | {named} |")
+        rows.append([name, str(package.mutants), f"{package.seconds:.0f} s", f"{mean:.2f} s", named])
     count = sum(package.mutants for package in packages.values())
     seconds = sum(package.seconds for package in packages.values())
-    lines.append(f"| all | {count} | {seconds:.0f} s | {seconds / max(count, 1):.2f} s | |")
+    rows.append(["all", str(count), f"{seconds:.0f} s", f"{seconds / max(count, 1):.2f} s", ""])
+    text = markdown_table(["package", "mutants timed", "test time", "mean", "slowest files"], rows)
     stats = work / "mutants" / "mutmut-stats.json"
     if stats.is_file():
         stats_time = float(json.loads(stats.read_bytes()).get("stats_time", 0.0))
-        lines += [
-            "",
-            f"The stats pass (every test once, recording which functions it calls): {stats_time:.0f} s.",
-        ]
-    return "\n".join(lines) + "\n"
+        text += (
+            f"\nThe stats pass (every test once, recording which functions it calls): {stats_time:.0f} s.\n"
+        )
+    return text
 
 
 def main(argv: Sequence[str] | None = None) -> int:
