@@ -88,3 +88,27 @@ def test_the_backstop_says_why_and_ends_the_process_with_a_failing_code(
     monkeypatch.setattr(os, "_exit", ended.append)
     time_limits.end_process("t.py::t: still running")
     assert (["t.py::t: still running"], [1]) == (capsys.readouterr().err.splitlines(), ended)
+
+
+class AbandonLog:
+    """A stand-in for verify's recorder: remembers which test it was told hung, and why."""
+
+    def __init__(self, order: list[str]) -> None:
+        self.order = order
+
+    def abandon(self, nodeid: str, message: str) -> None:
+        self.order.append(f"abandon {nodeid}: {message}")
+
+
+@pytest.mark.parametrize("with_recorder", [True, False])
+def test_a_hung_test_is_recorded_before_the_process_ends(
+    monkeypatch: pytest.MonkeyPatch, with_recorder: bool
+) -> None:
+    """The backstop of one test tells verify's recorder (absent in an xdist worker) which test hung, and
+    only then ends the process, so the results name the test."""
+    order: list[str] = []
+    monkeypatch.setattr(time_limits, "end_process", lambda message: order.append(f"end: {message}"))
+    recorder = AbandonLog(order) if with_recorder else None
+    time_limits.hung(recorder, "t.py::t", "t.py::t: still running")
+    expected = ["abandon t.py::t: t.py::t: still running"] if with_recorder else []
+    assert [*expected, "end: t.py::t: still running"] == order

@@ -24,14 +24,14 @@ from contracts.spec_suite.spec_rows import (
     is_reference,
 )
 from contracts.verify.clauses import CLAUSES_PROPERTY, recording
-from contracts.verify.plugin import RECORDER, marked_ids
+from contracts.verify.plugin import marked_ids
 from contracts.verify.records import (
     BUILDS_PROPERTY,
     ENGINE_CALLS_PROPERTY,
     REFERENCE_ONLY_MARKER,
     REFERENCE_ONLY_PREFIX,
 )
-from contracts.verify.time_limit import end_process, time_limit
+from contracts.verify.time_limit import pytest_runtest_call  # noqa: F401  (the time limit, on the call)
 from pytest_contracts import DEPTH, IMPL, SAMPLES, TIMEOUT
 
 # --hypothesis-profile overrides this; tox 4 renames CI, so tox passes the profile explicitly.
@@ -48,22 +48,6 @@ def deep_graph_depth(request: pytest.FixtureRequest) -> int | None:
     """The deep-graph chain length asked for on the command line (None: the spec's own)."""
     depth: int | None = option(request.config, DEPTH)
     return depth
-
-
-@pytest.fixture(autouse=True)
-def time_limited(request: pytest.FixtureRequest) -> Iterator[None]:
-    """Each test within --test-timeout seconds, if given: a hanging engine fails its test."""
-    seconds: float | None = option(request.config, TIMEOUT)
-    recorder = request.config.pluginmanager.get_plugin(RECORDER)  # verify's, outside xdist workers
-    nodeid = request.node.nodeid
-
-    def on_hang(message: str) -> None:
-        if recorder is not None:  # the results say which test hung before the process ends
-            recorder.abandon(nodeid, message)
-        end_process(message)
-
-    with time_limit(seconds, nodeid, on_hang):
-        yield
 
 
 @pytest.fixture(scope="session")

@@ -1,15 +1,23 @@
 """A time limit per test (`contracts verify --timeout`): an engine that hangs fails its test, with a
-message saying so, instead of stalling the whole run."""
+message saying so, instead of stalling the whole run. Only the test's call is timed (the suite's
+conftest takes this module's pytest_runtest_call)."""
 
 from __future__ import annotations
 
+import functools
 import os
 import signal
 import sys
 import threading
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from types import FrameType
+from typing import Any
+
+import pytest
+
+from contracts.verify.plugin import RECORDER
+from pytest_contracts import TIMEOUT
 
 HUNG_EXIT = 1  # the process's exit code when the backstop ends it (pytest's "some test failed")
 # seconds the alarm has, after the limit, to end the test before the backstop does: a test ending on
@@ -59,11 +67,13 @@ def limited(seconds: float | None, where: str, on_hang: Callable[[str], None]) -
         ),
     )
     watchdog.daemon = True
+    ended = False
 
     def expire(signum: int, frame: FrameType | None) -> None:
-        raise TimeLimitExceeded(
-            f"{where}: still running after {seconds:g} s (--timeout); the engine did not return"
-        )
+        if not ended:  # an alarm that comes as the body ends must not cut short the disarming below
+            raise TimeLimitExceeded(
+                f"{where}: still running after {seconds:g} s (--timeout); the engine did not return"
+            )
 
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
@@ -71,6 +81,33 @@ def limited(seconds: float | None, where: str, on_hang: Callable[[str], None]) -
     try:
         yield
     finally:
-        watchdog.cancel()
+        ended = True  # first: a handler run from here on raises nothing, so the watchdog is cancelled
         signal.setitimer(signal.ITIMER_REAL, 0)
+        watchdog.cancel()
         signal.signal(signal.SIGALRM, previous)
+
+
+@pytest.hookimpl(wrapper=True, trylast=True)
+def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+    """Each test's call within --contracts-test-timeout seconds, if given: a hanging engine fails its
+    test. Only the call is timed: the suite's conftest takes this hook (not an autouse fixture)."""
+    with call_limit(item):
+        yield
+
+
+def call_limit(item: pytest.Item) -> AbstractContextManager[None]:
+    """The time limit of the test's call, the innermost wrapper of pytest_runtest_call. pytest turns
+    whatever the call raises into the test's failure; an alarm outside it (in a fixture's setup or
+    teardown: an error, never the engine's; in the reports pytest makes between the phases: the
+    session's end, every test not yet ended an error) would judge the machine's load, not the engine."""
+    recorder = item.config.pluginmanager.get_plugin(RECORDER)  # verify's, outside xdist workers
+    on_hang = functools.partial(hung, recorder, item.nodeid)
+    return time_limit(item.config.getoption(TIMEOUT, None), item.nodeid, on_hang)
+
+
+def hung(recorder: Any, nodeid: str, message: str) -> None:
+    """The backstop of test nodeid: the recorder (None in an xdist worker) writes the results, which say
+    which test hung, before the process ends."""
+    if recorder is not None:
+        recorder.abandon(nodeid, message)
+    end_process(message)
