@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -248,3 +249,50 @@ def test_a_shard_is_named_i_of_n(
     layout, fake = recorded
     assert 2 == main(["shard", "3/2"], layout, fake)
     assert "mutation shard: I/N with 1 <= I <= N, got '3/2'\n" == capsys.readouterr().err
+
+
+SPEC = (
+    "# the tiny spec\n[meta]\nstage = 1\n\n"
+    '[[rows]]\nid = "R.one"\nexamples = [{ where = { x = 1 }, value = 2 }]\n\n'
+    '[[rows]]\nid = "R.two"\ntitle = "two"\n'
+)
+REORDERED = (
+    '[[rows]]\ntitle = "two"\nid = "R.two"\n\n'
+    "[[rows]]\nid   =   'R.one'\nexamples = [{ value = 2, where = { x = 1 } }]  # moved\n\n"
+    "[meta]\nstage = 1\n"
+)
+
+
+@pytest.fixture
+def with_spec(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Layout, FakeMutmut]:
+    """The tiny project with a spec file; tiny.logic reads the spec's text (as contracts.spec does)."""
+    project(tmp_path)
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "tiny.toml").write_text(SPEC, encoding="utf-8")
+    layout = Layout(tmp_path, "src/tiny", (), ("tests",), ("specs",), (), "cache.json", "equivalents.toml")
+    layout = replace(layout, spec_readers=("tiny.logic.",))
+    fake = FakeMutmut(tmp_path)
+    assert 0 == main(["update"], layout, fake)
+    fake.runs.clear()
+    capsys.readouterr()
+    return layout, fake
+
+
+def test_a_spec_edit_that_says_nothing_new_stales_only_the_functions_reading_its_text(
+    with_spec: tuple[Layout, FakeMutmut],
+) -> None:
+    """Comments, whitespace, quotes, the order of keys and of rows: the functions outside the spec's
+    readers keep their verdicts; the reader (its tests parse the text) runs again."""
+    layout, fake = with_spec
+    (layout.root / "specs" / "tiny.toml").write_text(REORDERED, encoding="utf-8")
+    assert 0 == main(["update"], layout, fake)
+    assert ["tiny.logic.Box.size"] == fake.functions_run()
+
+
+def test_a_changed_row_value_stales_every_function(with_spec: tuple[Layout, FakeMutmut]) -> None:
+    """One example value of one row changed: every function's tests read the spec, so all run again."""
+    layout, fake = with_spec
+    spec = layout.root / "specs" / "tiny.toml"
+    spec.write_text(SPEC.replace("value = 2", "value = 3"), encoding="utf-8")
+    assert 0 == main(["update"], layout, fake)
+    assert ["tiny.arith.add", "tiny.arith.half", "tiny.logic.Box.size"] == fake.functions_run()

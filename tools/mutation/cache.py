@@ -15,8 +15,11 @@ What makes a function's verdicts stale (all its mutants run again):
   decorators and attributes; a new function has no entry;
 * its tests hash changed: the content of a test file that covered it, of a helper such a file
   imports from the test roots (tests/, src/contracts/spec_suite/; transitively, plugins named in
-  strings too), of a conftest.py or __init__.py on such a file's path, of a data file beside it, or of
-  a spec file (src/contracts/specs/: every tests hash holds them); a covering file that is deleted;
+  strings too), of a conftest.py or __init__.py on such a file's path, of a data file beside it, or
+  the meaning of a spec file (src/contracts/specs/: every tests hash holds them, each as its parsed
+  document with the rows keyed by id: a comment, whitespace, or the order of keys or rows changes
+  nothing); for a function of the package that reads the spec files' text (contracts.spec: the
+  loader, whose tests parse the real files), their text as well; a covering file that is deleted;
 * the environment changed (every entry): mutmut's version, Python's minor version, pyproject's
   [tool.mutmut] and [tool.pytest.ini_options], src/pytest_contracts.py, src/contracts/verify/profiles.py.
 
@@ -28,7 +31,9 @@ added elsewhere kill more, never fewer.
 
 What does not invalidate anything: an edit of another function (even one this function calls, or a
 decorated function mutmut never mutates), of a test file that never covered the function (unless
-it kills a not-killed mutant, as above), comments and formatting, the versions of installed packages
+it kills a not-killed mutant, as above), comments and formatting (of the code, and of a spec file
+outside contracts.spec's functions: the order of its rows only orders report lines, which a test
+compares the same way on the mutant and on the original), the versions of installed packages
 (numpy, hypothesis, torch), the tooling in tools/. `python -m tools.mutation update --all` rebuilds
 every entry; run it after such changes, or before a release.
 
@@ -69,9 +74,14 @@ class Layout:
     environment_files: tuple[str, ...] = ("src/pytest_contracts.py", "src/contracts/verify/profiles.py")
     cache: str = "tools/mutation/cache.json"
     equivalents: str = "tools/mutation/equivalents.toml"
+    # the functions that read the spec files' text (the loader): their tests hash holds that text too
+    spec_readers: tuple[str, ...] = ("contracts.spec.",)
 
     def path(self, relative: str) -> Path:
         return self.root / relative
+
+    def reads_spec_text(self, function: str) -> bool:
+        return function.startswith(self.spec_readers)
 
 
 def digest(*parts: str) -> str:
@@ -85,16 +95,62 @@ def file_hash(path: Path) -> str:
 # --- the files tests depend on ------------------------------------------------------------------
 
 
-def test_root_files(layout: Layout) -> dict[str, str]:
-    """path (relative to root, posix) -> content hash, for every file under the test roots and the specs."""
-    found: dict[str, str] = {}
-    for relative in (*layout.test_roots, *layout.specs):
+def canonical(document: Any) -> Any:
+    """A spec document with its rows (a list of tables, each with an id) keyed by id: their order goes."""
+    if isinstance(document, dict):
+        return {key: canonical(value) for key, value in document.items()}
+    if isinstance(document, list) and document and all(isinstance(i, dict) and "id" in i for i in document):
+        return {str(item["id"]): canonical(item) for item in document}
+    if isinstance(document, list):
+        return [canonical(item) for item in document]
+    return document
+
+
+def meaning_hash(path: Path) -> str:
+    """The hash of what a spec file says: its parsed TOML or JSON, canonical (comments, whitespace, the
+    order of keys and of rows left out); a file that does not parse, its bytes (it says something else)."""
+    data = path.read_bytes()
+    try:
+        text = data.decode("utf-8")
+        document = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except (UnicodeDecodeError, ValueError):  # tomllib.TOMLDecodeError and json's errors are ValueErrors
+        return file_hash(path)
+    if path.suffix not in (".toml", ".json"):
+        return file_hash(path)
+    as_json = json.dumps(canonical(document), sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(as_json.encode()).hexdigest()[:16]
+
+
+def listed_files(layout: Layout, tops: Iterable[str]) -> list[Path]:
+    """The files under tops, but hidden ones (.hypothesis, ...) and bytecode."""
+    found: list[Path] = []
+    for relative in tops:
         top = layout.path(relative)
         for path in sorted(top.rglob("*")) if top.is_dir() else []:
-            hidden = any(part.startswith(".") for part in path.relative_to(top).parts)  # .hypothesis, ...
+            hidden = any(part.startswith(".") for part in path.relative_to(top).parts)
             if path.is_file() and not hidden and "__pycache__" not in path.parts and path.suffix != ".pyc":
-                found[path.relative_to(layout.root).as_posix()] = file_hash(path)
+                found.append(path)
     return found
+
+
+def test_root_files(layout: Layout) -> dict[str, str]:
+    """path (relative to root, posix) -> hash, for every file under the test roots (its content) and the
+    specs (its meaning: meaning_hash)."""
+    found = {
+        path.relative_to(layout.root).as_posix(): file_hash(path)
+        for path in listed_files(layout, layout.test_roots)
+    }
+    for path in listed_files(layout, layout.specs):
+        found[path.relative_to(layout.root).as_posix()] = meaning_hash(path)
+    return found
+
+
+def spec_texts(layout: Layout) -> dict[str, str]:
+    """path -> content hash of every spec file: the text the loader's functions read."""
+    return {
+        path.relative_to(layout.root).as_posix(): file_hash(path)
+        for path in listed_files(layout, layout.specs)
+    }
 
 
 def is_test_file(path: str) -> bool:
@@ -191,12 +247,29 @@ def spec_files(layout: Layout, files: Mapping[str, str]) -> list[str]:
     return sorted(path for path in files if path.startswith(tuple(f"{top}/" for top in layout.specs)))
 
 
-def tests_hash(covered_by: Iterable[str], files: Mapping[str, str], dependencies: Dependencies) -> str:
-    """The hash of what decides a function's verdicts on the test side (see the module's docstring)."""
+def tests_hash(
+    covered_by: Iterable[str],
+    files: Mapping[str, str],
+    dependencies: Dependencies,
+    texts: Mapping[str, str] | None,
+) -> str:
+    """The hash of what decides a function's verdicts on the test side (see the module's docstring);
+    texts (spec_texts) for a function that reads the spec files' text."""
     read: set[str] = set(spec_files(dependencies.layout, files))
     for test in covered_by:
         read |= dependencies.of(test) if test in files else {test}
-    return digest(*(f"{path}={files.get(path, 'missing')}" for path in sorted(read)))
+    parts = [f"{path}={files.get(path, 'missing')}" for path in sorted(read)]
+    parts += [f"text {path}={text}" for path, text in sorted((texts or {}).items())]
+    return digest(*parts)
+
+
+def function_tests_hash(
+    function: str, covered_by: Iterable[str], files: Mapping[str, str], dependencies: Dependencies
+) -> str:
+    """tests_hash for a function: with the spec files' text when the function reads it (the loader)."""
+    layout = dependencies.layout
+    texts = spec_texts(layout) if layout.reads_spec_text(function) else None
+    return tests_hash(covered_by, files, dependencies, texts)
 
 
 def environment_hash(layout: Layout) -> str:
@@ -360,7 +433,7 @@ def plan(
             stale[function] = "not in the cache"
         elif entry.source != mutants[0].source_hash:
             stale[function] = "its source changed"
-        elif entry.tests != tests_hash(entry.covered_by, files, dependencies):
+        elif entry.tests != function_tests_hash(function, entry.covered_by, files, dependencies):
             stale[function] = "its tests changed"
         elif entry.mutants != len(mutants):
             stale[function] = "its mutants changed"
@@ -434,7 +507,7 @@ def record(
         statuses = {m.change: outcome.statuses[m.name] for m in mutants}
         entries[function] = Entry(
             mutants[0].source_hash,
-            tests_hash(covered, files, dependencies),
+            function_tests_hash(function, covered, files, dependencies),
             covered,
             len(mutants),
             {change: status for change, status in statuses.items() if status != KILLED},
@@ -449,7 +522,11 @@ def record(
             elif outcome.statuses[mutant.name] not in RECHECKED:
                 not_killed[mutant.change] = outcome.statuses[mutant.name]
         entries[function] = Entry(
-            entry.source, tests_hash(covered, files, dependencies), covered, entry.mutants, not_killed
+            entry.source,
+            function_tests_hash(function, covered, files, dependencies),
+            covered,
+            entry.mutants,
+            not_killed,
         )
     return Cache(environment, dict(files), dict(sorted(entries.items())))
 

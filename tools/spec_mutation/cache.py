@@ -38,7 +38,15 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from tools.mutation.cache import Dependencies, Layout, digest, file_hash, test_root_files, tests_hash
+from tools.mutation.cache import (
+    Dependencies,
+    Layout,
+    digest,
+    file_hash,
+    spec_texts,
+    test_root_files,
+    tests_hash,
+)
 from tools.mutation.mutants import CLASS_SEPARATOR, mutated_files, source_hashes
 from tools.spec_mutation.status import KILLED, NOT_RUN
 
@@ -101,8 +109,11 @@ class Keys:
         self.implementation = implementation_hash(layout)
         self.sources: dict[Path, dict[str, str]] = {}
 
-    def tests(self, covered_by: Iterable[str]) -> str:
-        return tests_hash(covered_by, self.files, self.dependencies)
+    def tests(self, covered_by: Iterable[str], texts: bool = False) -> str:
+        """The tests hash of the files; texts: with the spec files' text (a function that reads it)."""
+        return tests_hash(
+            covered_by, self.files, self.dependencies, spec_texts(self.layout) if texts else None
+        )
 
     def row(self, covered_by: Iterable[str]) -> str:
         return digest("row", self.implementation, self.tests(covered_by))
@@ -116,7 +127,9 @@ class Keys:
         return self.sources[path].get(mangled) or file_hash(path)
 
     def function(self, path: Path, qualname: str, covered_by: Iterable[str]) -> str:
-        return digest("function", self.source(path, qualname), self.tests(covered_by))
+        module = ".".join(path.relative_to(self.layout.path("src")).with_suffix("").parts)
+        texts = self.layout.reads_spec_text(f"{module}.{qualname}")
+        return digest("function", self.source(path, qualname), self.tests(covered_by, texts))
 
 
 def standing(entry: Entry | None, key: str, changes: Sequence[str]) -> bool:
