@@ -4,7 +4,7 @@ pytest run there would take the repository's pyproject.toml as its ini file).
 
 1. `contracts verify --quick` on the reference must exit 0 (the packaged suite, found without --suite);
 2. the pytest plugin route on a few rows, in a session whose own conftest registers --impl (the suite
-   must not clash with it) and whose own test reads it;
+   must not clash with it) and whose own test, in its own package named `tests`, reads it;
 3. neither run may write into the installed suite (no __pycache__, no .hypothesis: it may be read-only);
 4. the sdist (of the tracked files) builds, and the wheel built from it packages the same suite files
    as the installed wheel;
@@ -75,8 +75,10 @@ def main(repository: Path, here: Path) -> None:
     before = snapshot(suite)
     run("contracts verify --quick (reference)", ["contracts", "verify", "--quick", "-q"])
     (here / "conftest.py").write_text(USER_CONFTEST, encoding="utf-8")
-    (here / "test_user.py").write_text(USER_TEST, encoding="utf-8")
-    plugin = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "test_user.py", "--pyargs"]
+    (here / "tests").mkdir()
+    (here / "tests" / "__init__.py").write_text("", encoding="utf-8")
+    (here / "tests" / "test_user.py").write_text(USER_TEST, encoding="utf-8")
+    plugin = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests", "--pyargs"]
     plugin += ["contracts.spec_suite", "--contracts-impl=reference", "--hypothesis-profile=ci"]
     run("pytest plugin route", [*plugin, "-k", PLUGIN_ROWS])
     changed = sorted(set(before.items()) ^ set(snapshot(suite).items()))

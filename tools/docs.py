@@ -7,7 +7,7 @@ A generated block sits between `<!-- generated: NAME -->` and `<!-- end generate
 source:
 - `engine matrix`: the shipped adapters' pinned verdicts (tests/verify/shipped_verdicts.json, rewritten
   from fresh whole-spec reports by `python -m tests.common.pins`): version, verdict per claimed level;
-- `rows by level and category`: the spec rows (src/contracts/specs);
+- `rows by level and category`: the spec rows (specs/);
 - `ci timing`: a fresh-clone CI run: tox's result file (docs/measurements/ci.json, from
   `.tox-venv/bin/tox --result-json docs/measurements/ci.json`) and the run's date, machine and wall
   time (docs/measurements/ci-run.json);
@@ -16,6 +16,8 @@ source:
 - `mutmut timing`: where the last whole mutmut run's time went (docs/measurements/mutmut-timing.md,
   written by `python -m tools.mutation.timing > docs/measurements/mutmut-timing.md` after
   `python -m tools.mutation update --all`);
+- `staleness`: what each kind of edit makes stale in the two mutation caches (docs/measurements/
+  staleness.md, written by `python -m tools.mutation.staleness --markdown > docs/measurements/staleness.md`);
 - `benchmark table`: the last benchmark run (docs/measurements/benchmarks.md, written by
   `python -m tools.benchmarks --markdown > docs/measurements/benchmarks.md`).
 """
@@ -220,6 +222,7 @@ GENERATORS: dict[str, Callable[[], str]] = {
     "spec mutation figures": spec_mutation_figures,
     "benchmark table": measured("benchmarks.md"),
     "mutmut timing": measured("mutmut-timing.md"),
+    "staleness": measured("staleness.md"),
 }
 
 

@@ -6,13 +6,16 @@ import json
 from pathlib import Path
 from typing import Any
 
-import contracts.spec_suite
+import contracts
 from contracts.spec import spec_dir
+from contracts.verify.runner import suite_root
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 SPECS = spec_dir()  # the package's specs/ (CONTRACTS_SPECS unset in the tests' own session)
-SUITE = Path(contracts.spec_suite.__file__).resolve().parent  # properties/, golden/, conftest.py
-SRC = str(SUITE.parents[1])  # the directory the contracts package is imported from
+SUITE = suite_root()  # the directory holding the spec suite's properties/ and golden/ (tests/ in a clone)
+SUITE_DIRS = (str(SUITE / "properties"), str(SUITE / "golden"))
+PACKAGE = Path(contracts.__file__).resolve().parent
+SRC = str(PACKAGE.parent)  # the directory the contracts package is imported from
 REPORT_SCHEMA: dict[str, Any] = json.loads(
-    (SUITE.parent / "verify" / "report.schema.json").read_text(encoding="utf-8")
+    (PACKAGE / "verify" / "report.schema.json").read_text(encoding="utf-8")
 )

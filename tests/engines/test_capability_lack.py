@@ -8,7 +8,7 @@ import os
 import pytest
 
 from contracts.spec_suite.strategies.dags import QUICK_PROFILE
-from tests.common.paths import SUITE
+from tests.common.paths import SUITE_DIRS
 from tests.common.sessions import run_suite
 
 ENGINE = "tests.common.lacking_engines:LacksExpReluEmbedding"
@@ -26,7 +26,7 @@ def test_the_suite_never_calls_what_an_engine_lacks() -> None:
     raises if called): no row fails, and the rows only those capabilities serve are not applicable."""
     # Whether a test calls what the engine lacks depends on what it asks for, not on how many examples it
     # draws: verify --quick's profile (5 examples, short deep-graph chains) takes half the mutation's time.
-    outcomes = run_suite((str(SUITE),), ENGINE, SELECTION, expected=pytest.ExitCode.OK, profile=QUICK_PROFILE)
+    outcomes = run_suite(SUITE_DIRS, ENGINE, SELECTION, expected=pytest.ExitCode.OK, profile=QUICK_PROFILE)
     lacked_only = ("T.grad.exp", "S03.grad.relu", "S05.cost.embedding-forward", "S05.fail.sequence-empty")
     assert (set(), {row_id: "not applicable" for row_id in lacked_only}) == (
         outcomes.failed(),

@@ -10,7 +10,7 @@ import pytest
 from hypothesis.errors import Unsatisfiable
 
 from contracts.engines.reference import ReferenceEngine
-from contracts.spec_suite import conftest
+from contracts.spec_suite import session
 from contracts.spec_suite.spec_rows import RecordingEngine
 from tests.common.paths import SUITE
 from tests.common.sessions import run_suite
@@ -45,7 +45,7 @@ def test_an_unsatisfiable_test_without_a_lack_stays_an_error() -> None:
         funcargs={"engine": RecordingEngine(ReferenceEngine())},
         obj=SimpleNamespace(hypothesis=SimpleNamespace(inner_test=lambda: None)),
     )
-    call = conftest.pytest_pyfunc_call(item)
+    call = session.pytest_pyfunc_call(item)
     next(call)
     with pytest.raises(Unsatisfiable):
         call.throw(Unsatisfiable("no example"))

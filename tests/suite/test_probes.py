@@ -23,16 +23,16 @@ from contracts.spec_suite.cases.stage07 import ATTEMPTS as S07_ATTEMPTS
 from contracts.spec_suite.cases.stage08 import ATTEMPTS as S08_BLOCK_ATTEMPTS
 from contracts.spec_suite.cases.tensor import FAILURES
 from contracts.spec_suite.probes import Attempt, CountingInitializer, assert_refused
-from contracts.spec_suite.properties.test_stage03_autodiff import FAILURE_CASES as S03_CASES
-from contracts.spec_suite.properties.test_stage05_shapes import FAILURE_CASES as S05_CASES
-from contracts.spec_suite.properties.test_stage06_softmax import FAILURE_CASES as S06_FAILURES
-from contracts.spec_suite.properties.test_stage07_failures import FAILURE_CASES as S07_CASES
-from contracts.spec_suite.properties.test_stage08_block import FAILURE_CASES as S08_BLOCK_CASES
-from contracts.spec_suite.properties.test_stage08_norm import FAILURE_CASES as S08_FAILURES
-from contracts.spec_suite.properties.test_tensor_contracts import FAILURE_CASES as T_CASES
 from contracts.spec_suite.spec_rows import all_rows, params, rows
 from contracts.tensor import Tensor, add
 from tests.common.paths import SPECS
+from tests.properties.test_stage03_autodiff import FAILURE_CASES as S03_CASES
+from tests.properties.test_stage05_shapes import FAILURE_CASES as S05_CASES
+from tests.properties.test_stage06_softmax import FAILURE_CASES as S06_FAILURES
+from tests.properties.test_stage07_failures import FAILURE_CASES as S07_CASES
+from tests.properties.test_stage08_block import FAILURE_CASES as S08_BLOCK_CASES
+from tests.properties.test_stage08_norm import FAILURE_CASES as S08_FAILURES
+from tests.properties.test_tensor_contracts import FAILURE_CASES as T_CASES
 
 # each stage's failure generators (from its property tests) and attempt builders
 STAGES: dict[str, tuple[Mapping[str, st.SearchStrategy[Any]], Mapping[str, Callable[[Any], Attempt]]]] = {

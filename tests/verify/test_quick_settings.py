@@ -29,9 +29,9 @@ from contracts.spec_suite.cases.stage07 import (
     SEED_SAMPLES,
     statistical_samples_error,
 )
-from contracts.spec_suite.properties.test_stage07_init import POWER, rejection_probability, required_samples
 from contracts.verify.runner import QUICK_SAMPLES
 from tests.common.paths import SUITE
+from tests.properties.test_stage07_init import POWER, rejection_probability, required_samples
 
 ROOT = Path(__file__).resolve().parents[2]
 SIZES_LOG = "CONTRACTS_TEST_SIZES_LOG"

@@ -3,6 +3,7 @@ rows, and the pytest command it builds."""
 
 from __future__ import annotations
 
+import importlib.machinery
 import importlib.util
 import json
 import os
@@ -105,14 +106,39 @@ def test_parallel_without_xdist_is_a_clear_error(monkeypatch: pytest.MonkeyPatch
 
 
 def test_an_install_without_the_spec_suite_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    """An install whose contracts.spec_suite cannot be found says so and how to repair it."""
+    """An install whose spec suite cannot be found says which part is missing and how to repair it."""
     real = importlib.util.find_spec
     monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name: None if name == "contracts.spec_suite" else real(name)
+        importlib.util,
+        "find_spec",
+        lambda name: None if name.startswith("contracts.spec_suite") else real(name),
     )
-    message = "this install of contracts has no spec suite (contracts.spec_suite): reinstall it"
+    message = "this install of contracts has no spec suite (contracts.spec_suite.properties): reinstall it"
     with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
         runner.suite_root()
+
+
+def test_a_suite_split_across_two_places_is_a_clear_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The suite runs from the one directory holding properties/ and golden/: an install that has them
+    apart (golden/ elsewhere) is refused, saying to reinstall, rather than run half the suite."""
+    real = importlib.util.find_spec
+    elsewhere = importlib.machinery.ModuleSpec("contracts.spec_suite.golden", None, is_package=True)
+    elsewhere.submodule_search_locations = [str(tmp_path / "golden")]
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: elsewhere if name.endswith(".golden") else real(name)
+    )
+    message = "the spec suite's properties and golden are not side by side: reinstall contracts"
+    with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
+        runner.suite_root()
+
+
+def test_the_suite_runs_from_beside_its_two_halves() -> None:
+    """pytest runs from the directory holding the suite's properties/ and golden/, so test ids read
+    properties/... and golden/... in every install."""
+    root = runner.suite_root()
+    assert [True, True] == [(root / part / "conftest.py").is_file() for part in ("properties", "golden")]
 
 
 def test_worker_count_and_prefixes() -> None:

@@ -16,7 +16,7 @@ What makes a function's verdicts stale (all its mutants run again):
 * its tests hash changed: the content of a test file that covered it, of a helper such a file
   imports from the test roots (tests/, src/contracts/spec_suite/; transitively, plugins named in
   strings too), of a conftest.py or __init__.py on such a file's path, of a data file beside it, or
-  the meaning of a spec file (src/contracts/specs/: every tests hash holds them, each as its parsed
+  the meaning of a spec file (specs/: every tests hash holds them, each as its parsed
   document with the rows keyed by id: a comment, whitespace, or the order of keys or rows changes
   nothing); for a function of the package that reads the spec files' text (contracts.spec: the
   loader, whose tests parse the real files), their text as well; a covering file that is deleted;
@@ -70,7 +70,7 @@ class Layout:
     source: str = "src/contracts"
     unmutated: tuple[str, ...] = ("spec_suite",)
     test_roots: tuple[str, ...] = ("tests", "src/contracts/spec_suite")
-    specs: tuple[str, ...] = ("src/contracts/specs",)
+    specs: tuple[str, ...] = ("specs",)
     environment_files: tuple[str, ...] = ("src/pytest_contracts.py", "src/contracts/verify/profiles.py")
     cache: str = "tools/mutation/cache.json"
     equivalents: str = "tools/mutation/equivalents.toml"

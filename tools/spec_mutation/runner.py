@@ -27,7 +27,7 @@ from tools.spec_mutation.catalog import RowMutants, catalog, read_document
 from tools.spec_mutation.statements import source_mutants
 
 REPOSITORY = Path(__file__).resolve().parents[2]
-SUITE = ("src/contracts/spec_suite/properties", "src/contracts/spec_suite/golden")
+SUITE = ("tests/properties", "tests/golden")
 PYTEST_OPTIONS = ("-q", "-p", "no:cacheprovider", "-p", "no:randomly", "--no-header", "-o", "addopts=")
 
 
@@ -43,7 +43,7 @@ class RunOptions:
     suite: tuple[str, ...] = SUITE
     rows_provider: str = "contracts.spec_suite.spec_rows:all_rows"  # the suite's loaded rows (see the plugin)
     package: str = "contracts"  # statement mutants: the package under root/src
-    statement_suite: tuple[str, ...] = ("tests", "src/contracts/spec_suite")
+    statement_suite: tuple[str, ...] = ("tests",)
     sample: dict[str, Any] | None = None  # sample.record(seed, percent); None: every row and guard
 
 

@@ -44,6 +44,22 @@ def real_number(value: object, where: str, what: str) -> float:
     return number
 
 
+# what float_datum asks for, in its TypeError
+FLOAT_DATUM = (
+    "a Python float or int (bool rejected; a numpy scalar other than float64 computes in its own dtype)"
+)
+
+
+def float_datum(value: object, where: str, what: str) -> float:
+    """A datum a guarded computation reads as it is: a finite Python float (np.float64, a float subclass,
+    included) or int, as float. Any other real is refused, not converted: a float16, float32 or numpy int
+    scalar computes in its own dtype (overflowing at 65,504 or wrapping) where the bound was proven in
+    float64, and a cell the caller owns is not rewritten behind their back."""
+    if not (isinstance(value, float) or type(value) is int):
+        fail_type(where, what, FLOAT_DATUM, value)
+    return real_number(value, where, what)
+
+
 def budget_limit(budget: object, where: str) -> int | None:
     """None means unlimited; otherwise a non-negative exact int."""
     if budget is None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from math import isfinite
 from typing import Protocol
 
-from contracts.core.checks import real_number, within_budget
+from contracts.core.checks import float_datum, within_budget
 from contracts.core.errors import ParameterIdentityError, ShapeError
 from contracts.core.frozen import refuse_assignment, refuse_deletion
 from contracts.core.seal import DATA, VALUE, ParameterRef, ParameterState, check_finite
@@ -130,7 +130,7 @@ def input_maxima(rows: Rows, where: str) -> list[float]:
     for t, row in enumerate(rows):
         data = tuple(map(DATA, row))
         if not (set(map(type, data)) == {float} and all(map(isfinite, data))):
-            data = tuple(real_number(datum, where, f"input x[{t}][{i}]") for i, datum in enumerate(data))
+            data = tuple(float_datum(datum, where, f"input x[{t}][{i}]") for i, datum in enumerate(data))
         maxima.append(max(map(abs, data)))
     return maxima
 

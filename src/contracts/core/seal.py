@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from operator import attrgetter
 
-from contracts.core.checks import real_number
+from contracts.core.checks import float_datum
 from contracts.core.errors import ParameterIdentityError
 from contracts.core.frozen import Frozen, refuse_assignment, refuse_deletion, set_fields
 from contracts.core.value import Value
@@ -106,16 +106,16 @@ REF_DATA = attrgetter("value.data")
 
 
 def check_finite(refs: Sequence[ParameterRef], where: str) -> None:
-    """Every parameter's data a finite real before a forward uses it.
+    """Every parameter's data a finite Python float or int before a forward uses it (float_datum).
 
     Fast path (in C): every datum is exactly a float and finite. Otherwise the loop names the first
-    offending parameter with real_number's message.
+    offending parameter with float_datum's message.
     """
     data = tuple(map(REF_DATA, refs))
     if set(map(type, data)) == {float} and all(map(math.isfinite, data)):
         return
     for ref in refs:
-        real_number(ref.value.data, where, f"parameter {ref.name!r}")
+        float_datum(ref.value.data, where, f"parameter {ref.name!r}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ and it recurses per bracket), so every malformed or hostile file ends in one Spe
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import re
@@ -108,9 +109,22 @@ SPECS_ENV = "CONTRACTS_SPECS"
 
 
 def spec_dir() -> Path:
-    """$CONTRACTS_SPECS if set (a copy of the specs, e.g. a mutated one), else the package's own specs/."""
+    """$CONTRACTS_SPECS if set (a copy of the specs, e.g. a mutated one), else the package's own specs
+    (contracts.specs: specs/ at the top of a clone, contracts/specs/ in an installed wheel)."""
     configured = os.environ.get(SPECS_ENV)
-    return Path(configured) if configured else Path(__file__).resolve().parents[1] / "specs"
+    return Path(configured) if configured else package_dir(SPECS_PACKAGE)
+
+
+SPECS_PACKAGE = "contracts.specs"
+
+
+def package_dir(name: str) -> Path:
+    """The directory a package of this distribution is installed in, found without importing it."""
+    found = importlib.util.find_spec(name)
+    locations = None if found is None else found.submodule_search_locations
+    if not locations:  # only a broken install lacks one
+        raise SpecError(f"this install of contracts has no {name}: reinstall it")
+    return Path(next(iter(locations))).resolve()
 
 
 def read_text(path: Path) -> str:

@@ -411,15 +411,23 @@ def shown(value: Any) -> Any:
 
 
 def assert_engine_gives(
-    spec_says: Any, engine_gave: Any, *, rel: float, abs: float = 0.0, what: str = "", source: str = "spec"
+    spec_says: Any,
+    engine_gave: Any,
+    *,
+    rel: float,
+    abs: float = 0.0,
+    what: str = "",
+    source: str = "spec",
+    gave: str = "engine",
 ) -> None:
     """The engine's result equals the spec's within tolerance; else an AssertionError that labels both
     sides ('engine gave X, spec says Y'), which pytest.approx's Obtained/Expected get backwards when
-    the expected value is written on the left."""
+    the expected value is written on the left. gave names the computing side when it is not the engine
+    (the spec's own expressions checked against a hand case)."""
     if pytest.approx(spec_says, rel=rel, abs=abs) == engine_gave:
         return
     where = f"{what}: " if what else ""
     tolerance = f"(rel={rel}, abs={abs})"
     raise AssertionError(
-        f"{where}engine gave {shown(engine_gave)!r}, {source} says {shown(spec_says)!r} {tolerance}"
+        f"{where}{gave} gave {shown(engine_gave)!r}, {source} says {shown(spec_says)!r} {tolerance}"
     )

@@ -71,13 +71,29 @@ class VerifyOptions:
 
 
 def suite_root() -> Path:
-    """The spec suite's directory: the installed package contracts.spec_suite (properties/, golden/,
-    its conftest and pytest.ini), found without importing it (this process writes nothing there)."""
-    found = importlib.util.find_spec("contracts.spec_suite")
-    origin = None if found is None else found.origin
-    if origin is None:  # a part of this package: only a broken install lacks it
-        raise VerifyError("this install of contracts has no spec suite (contracts.spec_suite): reinstall it")
-    return Path(origin).resolve().parent
+    """The directory that holds the spec suite's properties/ and golden/ (contracts.spec_suite.properties
+    and .golden: contracts/spec_suite/ in an installed wheel, tests/ in a clone), found without importing
+    them (this process writes nothing there). pytest runs from it, so test ids read properties/...."""
+    found = {package_location(f"contracts.spec_suite.{part}").parent for part in SUITE_DIRS}
+    if len(found) != 1:  # a broken install: the two halves of the suite in different places
+        raise VerifyError(
+            f"the spec suite's {' and '.join(SUITE_DIRS)} are not side by side: reinstall contracts"
+        )
+    return found.pop()
+
+
+def suite_ini() -> Path:
+    """The suite's own pytest.ini (in contracts.spec_suite): its settings whatever project is around."""
+    return package_location("contracts.spec_suite") / "pytest.ini"
+
+
+def package_location(name: str) -> Path:
+    """Where a package of this install lives, or VerifyError saying the install is broken."""
+    found = importlib.util.find_spec(name)
+    locations = None if found is None else found.submodule_search_locations
+    if not locations:  # a part of this package: only a broken install lacks it
+        raise VerifyError(f"this install of contracts has no spec suite ({name}): reinstall it")
+    return Path(next(iter(locations))).resolve()
 
 
 def package_root() -> Path:
@@ -181,7 +197,7 @@ def split_prefixes(values: Sequence[str]) -> list[str]:
 def pytest_command(options: VerifyOptions, impl: str, root: Path, out: Path) -> list[str]:
     command = [sys.executable, "-m", "pytest", *SUITE_DIRS]
     command += ["-p", "contracts.verify.plugin", "--contracts-verify-out", str(out)]
-    command += ["-c", str(root / "pytest.ini"), "--rootdir", str(root)]
+    command += ["-c", str(suite_ini()), "--rootdir", str(root)]
     command += [IMPL, impl, f"--hypothesis-profile={options.profile}"]
     command += ["-q", "--tb=short", "--continue-on-collection-errors", "-p", "no:cacheprovider"]
     command += list(run_settings(options))

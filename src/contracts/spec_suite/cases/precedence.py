@@ -511,7 +511,7 @@ ENTRIES: dict[str, Entry] = {
             "S07.fail.storage-replaced": s.inject_replace,
             "S07.fail.parameter-renamed": s.inject_rename,
             "S07.fail.parameter-non-finite": lambda case: s.inject_parameter_data(case, s.non_finite_float),
-            "S07.fail.parameter-type": lambda case: s.inject_parameter_data(case, s.not_a_real),
+            "S07.fail.parameter-type": lambda case: s.inject_parameter_data(case, s.not_a_float_datum),
             "S07.fail.input-non-finite": lambda case: fb.inject_input_data(case, "non-finite"),
             "S07.fail.input-data-type": lambda case: fb.inject_input_data(case, "type"),
             "S07.fail.graph-budget": lambda case: s.inject_over_budget(case, forward_cost(case)),

@@ -79,6 +79,9 @@ from contracts.spec_suite.strategies.common import (
     non_finite_float as non_finite_float,
 )
 from contracts.spec_suite.strategies.common import (
+    not_a_float_datum as not_a_float_datum,
+)
+from contracts.spec_suite.strategies.common import (
     not_a_number as not_a_number,
 )
 from contracts.spec_suite.strategies.common import (

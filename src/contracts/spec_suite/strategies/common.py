@@ -55,6 +55,23 @@ not_a_sequence_of_tokens = st.one_of(
 not_a_real = st.sampled_from([True, False, "1", None, 1j, [1.0], b"1"])
 
 
+# numpy scalars of every dtype but float64, at values up to each dtype's limits: numbers.Real, yet
+# arithmetic on them runs in their own dtype (a float16 overflows at 65,504, an int64 wraps), so a datum
+# a guarded computation reads must not be one (S07.fail.parameter-type, S07.fail.input-data-type)
+NUMPY_DTYPES = ("float16", "float32", "longdouble", "int8", "int16", "int32", "int64", "uint8", "uint64")
+
+
+@st.composite
+def numpy_scalar(draw: st.DrawFn) -> Any:
+    dtype: Any = np.dtype(draw(st.sampled_from(NUMPY_DTYPES)))
+    limits: Any = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
+    values = [value for value in (1, -1, 3, limits.max, limits.max // 2, limits.min) if value >= limits.min]
+    return dtype.type(draw(st.sampled_from(values)))
+
+
+not_a_float_datum = st.one_of(not_a_real, numpy_scalar(), st.sampled_from([np.bool_(True), np.bool_(False)]))
+
+
 # not_a_real without the bools (a bool element is a row of its own, S05.fail.element-bool)
 not_a_number = st.sampled_from(["1", None, 1j, [1.0], b"1"])
 

@@ -103,9 +103,12 @@ def inject_huge(case: dict[str, Any]) -> st.SearchStrategy[dict[str, Any]]:
 
 @st.composite
 def inject_input_data(draw: st.DrawFn, case: dict[str, Any], kind: str) -> dict[str, Any]:
-    """One input element's data assigned a non-finite value or a non-real, after the Matrix was built."""
+    """One input element's data assigned a non-finite value, or a non-real or a numpy scalar other than
+    float64, after the Matrix was built."""
     bad = draw(
-        st.one_of(s.non_finite_float, s.int_beyond_float_range) if kind == "non-finite" else s.not_a_real
+        st.one_of(s.non_finite_float, s.int_beyond_float_range)
+        if kind == "non-finite"
+        else s.not_a_float_datum
     )
     at = [draw(st.integers(0, case["tokens"] - 1)), draw(st.integers(0, case["widths"][0] - 1))]
     return s.naming(case, input_data=[*at, bad], named=bad)

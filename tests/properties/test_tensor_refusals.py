@@ -27,10 +27,11 @@ from contracts.spec import SpecRow
 from contracts.spec_suite import strategies as s
 from contracts.spec_suite.cases.precedence import ENTRIES, pairs
 from contracts.spec_suite.cases.tensor import chain
-from contracts.spec_suite.properties.test_stage06_softmax import FAILURE_CASES as STAGE06_CASES
-from contracts.spec_suite.properties.test_stage08_norm import FAILURE_CASES as STAGE08_CASES
-from contracts.spec_suite.properties.test_tensor_contracts import FAILURE_CASES as TENSOR_CASES
 from contracts.spec_suite.spec_rows import assert_engine_gives, assert_refused_as, params, require, row
+
+from .test_stage06_softmax import FAILURE_CASES as STAGE06_CASES
+from .test_stage08_norm import FAILURE_CASES as STAGE08_CASES
+from .test_tensor_contracts import FAILURE_CASES as TENSOR_CASES
 
 Case = dict[str, Any]
 Action = Callable[[], object]

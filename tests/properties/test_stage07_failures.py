@@ -16,9 +16,10 @@ from contracts.spec import SpecRow
 from contracts.spec_suite import strategies as s
 from contracts.spec_suite.cases.stage07 import ATTEMPTS, broken_model, counted_model, input_matrix
 from contracts.spec_suite.probes import assert_refused
-from contracts.spec_suite.properties.test_stage07_contracts import weights
 from contracts.spec_suite.spec_rows import OWN_TYPES, params, reference_only, require, rows
 from contracts.spec_suite.strategies import forward_bound as fb
+
+from .test_stage07_contracts import weights
 
 # Stage 05/07 rows are about this project's own types: not applicable on any other engine.
 pytestmark = reference_only(OWN_TYPES)
@@ -42,12 +43,12 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S07.fail.parameter-non-finite": s.bad_parameter_data(
         st.one_of(s.non_finite_float, s.int_beyond_float_range)
     ),
-    "S07.fail.parameter-type": s.bad_parameter_data(s.not_a_real),
+    "S07.fail.parameter-type": s.bad_parameter_data(s.not_a_float_datum),
     "S07.fail.parameter-renamed": s.renamed_layer(),
     "S07.fail.storage-shape": s.storage_shape_mismatch(),
     "S07.fail.init-role": fb.init_role_case(),
     "S07.fail.input-non-finite": fb.input_data_case(st.one_of(s.non_finite_float, s.int_beyond_float_range)),
-    "S07.fail.input-data-type": fb.input_data_case(s.not_a_real),
+    "S07.fail.input-data-type": fb.input_data_case(s.not_a_float_datum),
     "S07.fail.forward-overflow": fb.overflow_case(),
 }
 

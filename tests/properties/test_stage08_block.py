@@ -27,8 +27,9 @@ from contracts.spec_suite.cases.stage08 import (
     spec_weight_count,
 )
 from contracts.spec_suite.probes import CountingInitializer, assert_refused
-from contracts.spec_suite.properties.test_stage07_planning import allocations
 from contracts.spec_suite.spec_rows import OWN_TYPES, params, reference_only, require, row, rows
+
+from .test_stage07_planning import allocations
 
 # These tests exercise this project's own Block (Value, Linear, MLP): reference-only. The rows a port has
 # also run on the engine's own block (module.block): tests/properties/test_port_stage08.py and goldens.

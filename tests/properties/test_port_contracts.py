@@ -27,8 +27,9 @@ from contracts.spec_suite.cases.port import (
     named_state,
 )
 from contracts.spec_suite.cases.stage07 import sample_variance, spec_value, tolerance
-from contracts.spec_suite.properties.test_stage07_init import CHECKS, FALSE_FAILURE, OUTPUT_SEEDS
 from contracts.spec_suite.spec_rows import assert_engine_gives, assert_refused_as, params, require, row
+
+from .test_stage07_init import CHECKS, FALSE_FAILURE, OUTPUT_SEEDS
 
 # ---------------------------------------------------------------- sizes the engine's constructors refuse
 

@@ -9,8 +9,9 @@ import pytest
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from contracts.spec_suite.cases.precedence import ENTRIES, pairs
-from contracts.spec_suite.properties.test_check_precedence import assert_wins
 from contracts.spec_suite.spec_rows import OWN_TYPES, example_params, reference_only, require, rows
+
+from ..properties.test_check_precedence import assert_wins
 
 # These tests drive this project's own types (Value, Tensor, shapes, plans): n/a on any other engine.
 pytestmark = reference_only(OWN_TYPES)

@@ -11,6 +11,7 @@ import re
 from statistics import NormalDist
 from typing import Any, cast
 
+import numpy as np
 import pytest
 
 from contracts import CountingValue, Matrix, Value, Vector
@@ -814,8 +815,8 @@ def test_seal_verify_messages() -> None:
 
 @pytest.mark.spec("S07.fail.parameter-non-finite")
 def test_check_finite() -> None:
-    """Finite floats pass; an int passes the loop; a nan or a str is refused by name, the first of two
-    offenders in seal order."""
+    """Finite floats pass; an int and an np.float64 pass the loop; a nan, a str or an np.float32 is
+    refused by name, the first of two offenders in seal order."""
     check_finite([ref("a", Value(1.0)), ref("b", Value(2.0))], "w")
     odd = Value(1.0)
     odd.data = cast(Any, 3)
@@ -829,10 +830,18 @@ def test_check_finite() -> None:
     with pytest.raises(ValueError, match=exactly("w: parameter 'b' must be finite, got inf")):
         check_finite([ref("a", Value(1.0)), ref("b", bad), ref("c", worse)], "w")
     bad.data = cast(Any, "1")
+    wanted = (
+        "a Python float or int (bool rejected; a numpy scalar other than float64 computes in its own dtype)"
+    )
+    with pytest.raises(TypeError, match=exactly(f"w: parameter 'b' must be {wanted}, got '1' (str)")):
+        check_finite([ref("a", Value(1.0)), ref("b", bad)], "w")
+    bad.data = cast(Any, np.float32(1.5))  # a real, but one that computes in float32
     with pytest.raises(
-        TypeError, match=exactly("w: parameter 'b' must be a real number (bool rejected), got '1' (str)")
+        TypeError, match=exactly(f"w: parameter 'b' must be {wanted}, got np.float32(1.5) (float32)")
     ):
         check_finite([ref("a", Value(1.0)), ref("b", bad)], "w")
+    bad.data = cast(Any, np.float64(1.5))  # a float subclass, computing in float64: accepted
+    check_finite([ref("a", Value(1.0)), ref("b", bad)], "w")
 
 
 @pytest.mark.spec("S07.fail.parameter-state")

@@ -13,7 +13,6 @@ from hypothesis import strategies as st
 from contracts.engines import Engine
 from contracts.spec import SpecRow
 from contracts.spec_suite.cases.stage03 import spec_forward, spec_grads
-from contracts.spec_suite.properties.test_stage03_autodiff import BINARY_ROWS, point_in_domain
 from contracts.spec_suite.spec_rows import (
     assert_engine_gives,
     assert_refused_as,
@@ -23,6 +22,8 @@ from contracts.spec_suite.spec_rows import (
     row,
     tolerance,
 )
+
+from .test_stage03_autodiff import BINARY_ROWS, point_in_domain
 
 
 @pytest.mark.spec("S03.rule.constant-operands")

@@ -21,8 +21,9 @@ from contracts.spec_suite import strategies as s
 from contracts.spec_suite.cases.stage05 import ATTEMPTS
 from contracts.spec_suite.cases.stage07 import spec_value
 from contracts.spec_suite.probes import CountingInitializer
-from contracts.spec_suite.properties.test_stage05_shapes import FAILURE_CASES
 from contracts.spec_suite.spec_rows import OWN_TYPES, reference_only, require, row, rows
+
+from .test_stage05_shapes import FAILURE_CASES
 
 pytestmark = reference_only(OWN_TYPES)
 

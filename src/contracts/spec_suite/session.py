@@ -1,5 +1,7 @@
 """The suite's session: its markers and options checked, the engine under test (loaded once, its calls
-counted per test), reference-only tests skipped on other engines, and the per-test time limit."""
+counted per test), reference-only tests skipped on other engines, and the per-test time limit. The
+conftest.py of properties/ and of golden/ take its fixtures and hooks (each directory its own, so the
+suite runs alike from a clone, where they sit in tests/, and from an installed wheel)."""
 
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ from contracts.verify.records import (
     REFERENCE_ONLY_MARKER,
     REFERENCE_ONLY_PREFIX,
 )
-from contracts.verify.time_limit import pytest_runtest_call  # noqa: F401  (the time limit, on the call)
+from contracts.verify.time_limit import pytest_runtest_call as pytest_runtest_call  # the limit, on the call
 from pytest_contracts import DEPTH, IMPL, SAMPLES, TIMEOUT
 
 # --hypothesis-profile overrides this; tox 4 renames CI, so tox passes the profile explicitly.

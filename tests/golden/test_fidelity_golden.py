@@ -17,8 +17,9 @@ from contracts.core.model import ModelPlan
 from contracts.engines import Engine
 from contracts.spec_suite.cases.stage07 import ATTEMPTS, forward_input, forward_module
 from contracts.spec_suite.probes import CountingInitializer, assert_refused
-from contracts.spec_suite.properties.test_stage05_rules import counted_checks
 from contracts.spec_suite.spec_rows import OWN_TYPES, reference_only, require, row, rows
+
+from ..properties.test_stage05_rules import counted_checks
 
 pytestmark = reference_only(OWN_TYPES)
 

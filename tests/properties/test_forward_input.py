@@ -17,7 +17,7 @@ from contracts.spec_suite.strategies.forward_bound import input_data_case
 
 pytestmark = reference_only(OWN_TYPES)
 
-KINDS = {"type": (s.not_a_real, TypeError), "non-finite": (s.non_finite_float, ValueError)}
+KINDS = {"type": (s.not_a_float_datum, TypeError), "non-finite": (s.non_finite_float, ValueError)}
 
 
 @pytest.mark.spec("S07.fail.input-non-finite", "S07.fail.input-data-type")

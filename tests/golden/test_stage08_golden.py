@@ -47,15 +47,20 @@ def prepared(example: dict[str, Any]) -> tuple[list[np.ndarray], np.ndarray | No
 
 
 def assert_example(
-    actual: tuple[np.ndarray, tuple[np.ndarray, ...]], example: dict[str, Any], dtype: str = FLOAT64
+    actual: tuple[np.ndarray, tuple[np.ndarray, ...]],
+    example: dict[str, Any],
+    dtype: str = FLOAT64,
+    gave: str = "engine",
 ) -> None:
+    """The value and the gradients of x and w the hand case gives, labelled as computed by `gave`."""
     value, grads = actual
     within = tolerance_for(dtype, "example")
-    assert np.asarray(example["value"]) == pytest.approx(value, **within)
-    expected = [np.asarray(example["grads"][name]) for name in ("x", "w")]
+    says = "the hand case"
+    assert_engine_gives(np.asarray(example["value"]), value, **within, what="value", source=says, gave=gave)
+    expected = {name: np.asarray(example["grads"][name]) for name in ("x", "w")}
     assert len(expected) == len(grads)
-    for want, grad in zip(expected, grads, strict=True):
-        assert want == pytest.approx(grad, **within)
+    for (name, want), grad in zip(expected.items(), grads, strict=True):
+        assert_engine_gives(want, grad, **within, what=f"d/d{name}", source=says, gave=gave)
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([GRADIENT]))
@@ -63,7 +68,7 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     """Each hand case: the spec's expressions and the engine give its value, dx and dgain."""
     require(engine, "tensor.rms_norm", spec_row.id)
     inputs, upstream, kwargs = prepared(example)
-    assert_example(spec_vjp_with(spec_row, inputs, upstream, kwargs), example)
+    assert_example(spec_vjp_with(spec_row, inputs, upstream, kwargs), example, gave="the spec's expressions")
     assert_example(engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example, engine.dtype)
 
 
@@ -76,7 +81,7 @@ def test_residual_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     x, gain = Tensor(x_data, requires_grad=True), Tensor(gain_data, requires_grad=True)
     y = add(x, rms_norm(x, gain, kwargs["eps"]))
     y.backward(upstream)
-    assert_example((y.data, (x.grad, gain.grad)), example)
+    assert_example((y.data, (x.grad, gain.grad)), example, gave="the reference")
 
 
 @pytest.mark.parametrize(
