@@ -567,6 +567,33 @@ def test_a_deleted_guard_is_killed_by_its_fastest_test_and_an_unchecked_one_surv
     assert "1" == InProcessRun.seen[-1]["OMP_NUM_THREADS"]
 
 
+def test_no_statement_mutant_is_judged_while_a_test_fails_on_the_unmutated_code(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A test that fails before any mutation would count as killing every mutant it runs for: the run
+    stops with an error naming it instead of writing verdicts."""
+    monkeypatch.setenv("RAN_LOG", str(tmp_path / "ran.log"))
+    (tmp_path / "src" / "sample_pkg").mkdir(parents=True)
+    (tmp_path / "src" / "sample_pkg" / "__init__.py").write_text("")
+    (tmp_path / "src" / "sample_pkg" / "impl.py").write_text(IMPL)
+    (tmp_path / "test_broken.py").write_text(
+        IMPL_TESTS + "\n\ndef test_broken():\n    assert 1 == unchecked(2)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path / "src"))
+    monkeypatch.setattr(subprocess, "run", InProcessRun)
+    options = runner.RunOptions(
+        tmp_path, SPECS, jobs=1, package="sample_pkg", statement_suite=(str(tmp_path / "test_broken.py"),)
+    )
+    try:
+        with pytest.raises(
+            RuntimeError, match=r"1 tests fail on the unmutated code.*test_broken\.py::test_broken$"
+        ):
+            runner.run_statements(options)
+    finally:
+        for name in [n for n in sys.modules if n.startswith(("sample_pkg", "test_broken"))]:
+            del sys.modules[name]
+
+
 def plain() -> int:
     return 1
 

@@ -273,6 +273,8 @@ def run_statement_session(options: RunOptions, place: Path) -> dict[str, Any]:
     if not out_file.exists():
         raise RuntimeError(f"the statement-mutation session wrote no results:\n{log.read_text()[-3000:]}")
     ran: dict[str, Any] = json.loads(out_file.read_bytes())
+    if "error" in ran:
+        raise RuntimeError(f"statement mutation: {ran['error']}")
     return ran
 
 

@@ -59,11 +59,12 @@ def mutated_code(source: str, path: str, qualname: str) -> types.CodeType:
 
 def coverage(
     items: Sequence[pytest.Item], targets: dict[types.CodeType, str]
-) -> tuple[dict[str, list[int]], list[float]]:
+) -> tuple[dict[str, list[int]], list[float], list[str]]:
     """qualified function name -> indexes of the items that call it (profiling one run of each),
-    and each item's time."""
+    each item's time, and the items that fail on the unmutated code."""
     calls: dict[str, list[int]] = {}
     seconds: list[float] = []
+    failed: list[str] = []
     for index, item in enumerate(items):
         started = time.monotonic()
         hit: set[str] = set()
@@ -77,13 +78,15 @@ def coverage(
 
         sys.setprofile(profile)
         try:
-            run_item(item)
+            reports = run_item(item)
         finally:
             sys.setprofile(None)
         seconds.append(time.monotonic() - started)
+        if any(report.failed for report in reports):
+            failed.append(item.nodeid)
         for name in hit:
             calls.setdefault(name, []).append(index)
-    return calls, seconds
+    return calls, seconds, failed
 
 
 def run_item(item: pytest.Item) -> list[pytest.TestReport]:
@@ -150,8 +153,14 @@ def run_plan(session: pytest.Session) -> bool | None:
     targets = {function.__code__: name for name, function in functions.items()}
     items = list(session.items)
     started = time.monotonic()
-    calls, seconds = coverage(items, targets)
+    calls, seconds, failed = coverage(items, targets)
     baseline = time.monotonic() - started
+    out = Path(session.config.getoption("--statement-mutation-out"))
+    if failed:  # a test failing anyway would "kill" every mutant it runs for: no verdict is judged
+        named = ", ".join(failed[:5])
+        error = f"{len(failed)} tests fail on the unmutated code, so no mutant can be judged: {named}"
+        out.write_text(json.dumps({"error": error}))
+        return True
     verdicts: list[dict[str, Any]] = []
     for mutant in plan:
         name = f"{mutant['module']}:{mutant['qualname']}"
@@ -174,7 +183,6 @@ def run_plan(session: pytest.Session) -> bool | None:
         limit = FLOOR_SECONDS + 10 * sum(seconds[i] for i in indexes)
         verdict["status"] = run_mutant(functions[name], code, tests, limit)
         verdict["seconds"] = round(time.monotonic() - began, 3)
-    out = Path(session.config.getoption("--statement-mutation-out"))
     covering = {
         name.replace(":", "."): files_of(items[index] for index in indexes) for name, indexes in calls.items()
     }
