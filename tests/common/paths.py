@@ -8,11 +8,12 @@ from typing import Any
 
 import contracts
 from contracts.spec import spec_dir
-from contracts.verify.runner import suite_root
 
 ROOT = Path(__file__).resolve().parents[2]  # the repository
 SPECS = spec_dir()  # the package's specs/ (CONTRACTS_SPECS unset in the tests' own session)
-SUITE = suite_root()  # the directory holding the spec suite's properties/ and golden/ (tests/ in a clone)
+# the directory holding the spec suite's properties/ and golden/: this checkout's tests/ (or mutmut's copy
+# of it, whose test modules must not meet the checkout's under the same names)
+SUITE = ROOT / "tests"
 SUITE_DIRS = (str(SUITE / "properties"), str(SUITE / "golden"))
 PACKAGE = Path(contracts.__file__).resolve().parent
 SRC = str(PACKAGE.parent)  # the directory the contracts package is imported from

@@ -33,7 +33,7 @@ from contracts.verify.runner import (
     with_dtype_check,
     worker_count,
 )
-from tests.common.paths import SRC, SUITE
+from tests.common.paths import SRC
 
 # where a fresh interpreter (no PYTHONPATH) imports contracts from: the probe child's import root
 WHERE = "import contracts, pathlib; print(pathlib.Path(contracts.__file__).parents[1])"
@@ -231,7 +231,7 @@ def test_verify_assembles_the_report_from_the_child_results(
         check=True,
     ).stdout.strip()
     path = ":".join(dict.fromkeys([SRC, str(tmp_path), found]))
-    root = SUITE
+    root = runner.suite_root()  # the install's suite (under mutmut, not the copy SUITE names)
     seen = fake_child(monkeypatch, RESULTS, 1)
     monkeypatch.chdir(tmp_path)
     for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "HYPOTHESIS_STORAGE_DIRECTORY"):

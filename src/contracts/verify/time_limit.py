@@ -1,6 +1,6 @@
 """A time limit per test (`contracts verify --timeout`): an engine that hangs fails its test, with a
 message saying so, instead of stalling the whole run. Only the test's call is timed (the suite's
-conftest takes this module's pytest_runtest_call)."""
+session takes this module's pytest_runtest_call)."""
 
 from __future__ import annotations
 
@@ -87,19 +87,25 @@ def limited(seconds: float | None, where: str, on_hang: Callable[[str], None]) -
         signal.signal(signal.SIGALRM, previous)
 
 
-@pytest.hookimpl(wrapper=True, trylast=True)
-def pytest_runtest_call(item: pytest.Item) -> Iterator[None]:
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item: pytest.Item) -> None:
     """Each test's call within --contracts-test-timeout seconds, if given: a hanging engine fails its
-    test. Only the call is timed: the suite's conftest takes this hook (not an autouse fixture)."""
-    with call_limit(item):
-        yield
+    test. The suite's session takes this hook (not an autouse fixture): only the call is timed."""
+    return arm(item)
+
+
+def arm(item: pytest.Item) -> None:
+    """Arm the limit as the test's call starts (before the test function runs) and disarm it first thing
+    in its teardown (a finalizer added last runs first)."""
+    limit = call_limit(item)
+    limit.__enter__()
+    item.addfinalizer(lambda: limit.__exit__(None, None, None))
 
 
 def call_limit(item: pytest.Item) -> AbstractContextManager[None]:
-    """The time limit of the test's call, the innermost wrapper of pytest_runtest_call. pytest turns
-    whatever the call raises into the test's failure; an alarm outside it (in a fixture's setup or
-    teardown: an error, never the engine's; in the reports pytest makes between the phases: the
-    session's end, every test not yet ended an error) would judge the machine's load, not the engine."""
+    """The time limit of the test's call. pytest turns whatever the call raises into the test's failure;
+    an alarm in a fixture's setup (an error, never the engine's) would judge the machine's load, not
+    the engine."""
     recorder = item.config.pluginmanager.get_plugin(RECORDER)  # verify's, outside xdist workers
     on_hang = functools.partial(hung, recorder, item.nodeid)
     return time_limit(item.config.getoption(TIMEOUT, None), item.nodeid, on_hang)
