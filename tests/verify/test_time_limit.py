@@ -6,6 +6,7 @@ import os
 import signal
 import threading
 import time
+from typing import Any
 
 import pytest
 
@@ -112,3 +113,20 @@ def test_a_hung_test_is_recorded_before_the_process_ends(
     time_limits.hung(recorder, "t.py::t", "t.py::t: still running")
     expected = ["abandon t.py::t: t.py::t: still running"] if with_recorder else []
     assert [*expected, "end: t.py::t: still running"] == order
+
+
+def test_an_alarm_that_comes_as_the_body_ends_interrupts_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The alarm's handler raises while the body runs; once the body has ended (the disarming under way)
+    the same handler raises nothing, so a late alarm cannot cut the disarming short."""
+    installed: list[Any] = []
+    real_signal = signal.signal
+
+    def remember(signum: int, handler: Any) -> Any:
+        installed.append(handler)
+        return real_signal(signum, handler)
+
+    monkeypatch.setattr(signal, "signal", remember)
+    monkeypatch.setattr(signal, "setitimer", lambda *args: (0.0, 0.0))  # no real alarm: called by hand
+    with time_limit(60.0, "t.py::t", lambda message: None), pytest.raises(TimeLimitExceeded):
+        installed[0](signal.SIGALRM, None)
+    installed[0](signal.SIGALRM, None)
