@@ -188,3 +188,22 @@ def test_initializer_positions_example(engine: Engine) -> None:
 
     EmbeddingPlan(example["V"], example["C"], example["D"]).materialize(initializer)
     assert example["calls"] == calls
+
+
+@pytest.mark.spec("S05.rule.operand-bound")
+@pytest.mark.parametrize("example", row("S05.rule.operand-bound")["examples"])
+def test_operand_bound_example(engine: Engine, example: dict[str, Any]) -> None:
+    """Operands whose bound is at most half of float64's max are computed, up to a sum exactly at it."""
+    require(engine, "shapes")
+    result: Any = operation(example)(None)
+    assert example["value"] == (result.data if isinstance(result, Value) else result.data())
+
+
+@pytest.mark.spec("S05.fail.operand-overflow", "S05.rule.messages")
+@pytest.mark.parametrize("example", row("S05.fail.operand-overflow")["examples"])
+def test_operand_overflow_message(engine: Engine, example: dict[str, Any]) -> None:
+    """The refusal names the operation, its step and the bound the operands reach."""
+    require(engine, "shapes")
+    with pytest.raises(OverflowError) as refused:
+        operation(example)(None)
+    assert example["message"] == str(refused.value)

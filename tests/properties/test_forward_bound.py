@@ -11,7 +11,7 @@ import itertools
 from typing import Any
 
 import pytest
-from hypothesis import assume, event, given
+from hypothesis import assume, event, example, given
 from hypothesis import strategies as st
 from mpmath import mpf
 
@@ -82,8 +82,24 @@ def assert_bounds_match(module: Any, x: list[list[float]], exact: list[tuple[str
         assert abs(mpf(got) - bound) <= mpf("1e-9") * bound, f"{name}: module bound {got}, exact {bound}"
 
 
+# A gain so large that RMSNorm's output, not its squares or its r, is the norm's largest value.
+LARGE_GAIN = {
+    "via": "block",
+    "widths": [2, 2],
+    "use_bias": False,
+    "tokens": 1,
+    "x": [[1.0, -1.0]],
+    "eps": 1e-5,
+    "weights": {"fc1": [[0.5, 0.5], [0.5, 0.5]]},
+    "biases": {"fc1": [0.0, 0.0]},
+    "gain": [1e200, -1e200],
+}
+
+
 @pytest.mark.spec("S07.rule.forward-bound", "S07.fail.forward-overflow")
 @given(case=bound_case())
+@example(case=LARGE_GAIN)
+@example(case={**LARGE_GAIN, "gain": [1e308, 1.0]})
 def test_a_forward_is_refused_exactly_when_a_step_bound_passes_the_limit(
     engine: Engine, case: dict[str, Any]
 ) -> None:

@@ -130,6 +130,9 @@ FAILURE_CASES: dict[str, st.SearchStrategy[dict[str, Any]]] = {
     "S05.fail.initializer-nonfinite": s.initializer_failure(
         st.one_of(s.non_finite_float, s.int_beyond_float_range)
     ),
+    "S05.fail.operand-data-type": s.operand_data(s.not_a_float_datum),
+    "S05.fail.operand-non-finite": s.operand_data(st.one_of(s.non_finite_float, s.int_beyond_float_range)),
+    "S05.fail.operand-overflow": s.overflowing_operands(),
     "S05.fail.budget-value": s.budgeted_op().flatmap(
         lambda case: st.integers(-100, -1).map(lambda b: {**case, "budget": b})
     ),

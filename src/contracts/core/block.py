@@ -275,7 +275,8 @@ class Block(Frozen):
 
         Squares and their sums <= C·a², mean + eps <= a² + eps; s >= L_t = max(eps, m_t²/C) in row t, so
         s^(-1/2) <= L^(-1/2) and its derivative ½·s^(-3/2) <= ½·L^(-3/2) (L the least L_t); |x·r| <=
-        m_t·L_t^(-1/2), times max|gain| after the gain (S07.rule.forward-bound).
+        m_t·L_t^(-1/2), times max|gain| after the gain (S07.rule.forward-bound). |x·r| needs no entry of its
+        own: m_t <= 1 gives m_t·L_t^(-1/2) <= L^(-1/2), and m_t > 1 gives it <= √C <= C·a².
         """
         width, eps = self.plan.norm.width, self.plan.norm.eps
         gain = max(map(abs, map(DATA, self.gain.values)))
@@ -285,7 +286,7 @@ class Block(Frozen):
         scaled = max(m / math.sqrt(floor) for m, floor in zip(maxima, floors))
         squares, derivative = width * (largest * largest), 0.5 * inverse * inverse * inverse
         output = scaled * gain
-        return max(squares, largest * largest + eps, inverse, derivative, scaled, output), output
+        return max(squares, largest * largest + eps, inverse, derivative, output), output
 
     def execute(self, rows: Rows) -> Rows:
         """Trusted: RMSNorm each row, the MLP, then x + f(x) element by element."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from contracts.core.bounds import cell_label, check_bounds, largest_datum
 from contracts.core.checks import (
     exact_int,
     fail_type,
@@ -130,9 +131,23 @@ class Embedding(Frozen):
         within_budget(self.plan.forward_cost(len(ids)), budget, "Embedding.forward", "graph nodes")
         token_rows = self.token_weight.rows
         position_rows = self.position_weight.rows
+        check_bounds([("token + position", self.rows_bound(ids))], "Embedding.forward")
         return Matrix.trusted(
             tuple(tuple(a + b for a, b in zip(token_rows[i], position_rows[t])) for t, i in enumerate(ids))
         )
+
+    def rows_bound(self, ids: tuple[int, ...]) -> float:
+        """max|W_token[id]| + max|W_position[t]| over the rows the forward reads, every datum a finite
+        float first (S05.fail.operand-data-type): a table's cells are writable after it was checked."""
+        where = "Embedding.forward"
+        tokens = self.token_weight.rows
+        positions = self.position_weight.rows[: len(ids)]
+        used = sorted(set(ids))
+        token = max(largest_datum(tokens[i], where, cell_label("token_weight", i)) for i in used)
+        position = max(
+            largest_datum(row, where, cell_label("position_weight", t)) for t, row in enumerate(positions)
+        )
+        return token + position
 
     def checked_tokens(self, token_ids: object) -> tuple[int, ...]:
         """Every id an exact int in [0, V) and 1 <= T <= C, before any node is created."""

@@ -13,23 +13,19 @@ executor cannot leave the optimizer's state contaminated.
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
-from math import isfinite
 from typing import Protocol
 
-from contracts.core.checks import float_datum, within_budget
+from contracts.core.bounds import cell_label, check_bounds, largest_datum
+from contracts.core.checks import within_budget
 from contracts.core.errors import ParameterIdentityError, ShapeError
 from contracts.core.frozen import refuse_assignment, refuse_deletion
-from contracts.core.seal import DATA, VALUE, ParameterRef, ParameterState, check_finite
+from contracts.core.seal import VALUE, ParameterRef, ParameterState, check_finite
 from contracts.core.shapes import Matrix, require_matrix
 from contracts.core.value import Value
 
 Rows = tuple[tuple[Value, ...], ...]
-# The largest bound a step's values may have: float64's max / 2, the factor 2 a margin for rounding
-# (S07.rule.forward-bound's note derives it).
-VALUE_LIMIT = sys.float_info.max / 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,25 +120,8 @@ def precondition(
 
 
 def input_maxima(rows: Rows, where: str) -> list[float]:
-    """Each input row's largest |x|, every datum a finite real first (a Value's data is a writable
-    cell: the Matrix checked it when it was built, not since). Fast path: every datum a finite float."""
-    maxima = []
-    for t, row in enumerate(rows):
-        data = tuple(map(DATA, row))
-        if not (set(map(type, data)) == {float} and all(map(isfinite, data))):
-            data = tuple(float_datum(datum, where, f"input x[{t}][{i}]") for i, datum in enumerate(data))
-        maxima.append(max(map(abs, data)))
-    return maxima
-
-
-def check_bounds(bounds: Sequence[tuple[str, float]], where: str) -> None:
-    """Refuse the forward at the first step whose values may exceed VALUE_LIMIT: no node exists yet."""
-    for step, bound in bounds:
-        if not bound <= VALUE_LIMIT:
-            raise OverflowError(
-                f"{where}: values of step {step!r} may reach {bound!r}, must be <= {VALUE_LIMIT!r} (half "
-                "of float64's max) to be proven finite before the first node; no node is created"
-            )
+    """Each input row's largest |x|, every datum a finite real first."""
+    return [largest_datum(row, where, cell_label("input x", t)) for t, row in enumerate(rows)]
 
 
 def postcondition(

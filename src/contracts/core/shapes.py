@@ -1,9 +1,10 @@
 """Vector and Matrix: intrinsic shape fixed by the constructor, relations checked at op entry.
 
 Invalid objects are never created (ragged rows, empty dimensions, non-real or non-finite elements)
-and invalid operations never start (length mismatch, inner-dimension mismatch, graph budget). The
-exact number of graph nodes an operation creates is known before its first scalar operation:
-vector add D, dot 2K - 1, matmul MN(2K - 1). Behind the checks, loops trust the shapes.
+and invalid operations never start (length mismatch, inner-dimension mismatch, graph budget, operand
+data that is not a finite float or whose values could overflow). The exact number of graph nodes an
+operation creates is known before its first scalar operation: vector add D, dot 2K - 1, matmul
+MN(2K - 1). Behind the checks, loops trust the shapes and the values' bound.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from itertools import islice
 
+from contracts.core.bounds import cell_label, check_bounds, largest_datum
 from contracts.core.checks import fail_type, real_number, within_budget
 from contracts.core.errors import ShapeError
 from contracts.core.frozen import Frozen, set_fields
@@ -104,6 +106,8 @@ class Vector(Frozen):
                 f"Vector.add: lengths must be equal, got {self.shape_tuple()} + {other.shape_tuple()}"
             )
         within_budget(self.add_cost(), budget, "Vector.add", "graph nodes")
+        left, right = operand_maxima(self.values, other.values, "Vector.add")
+        check_bounds([("add", left + right)], "Vector.add")
         return Vector.trusted(tuple(a + b for a, b in zip(self.values, other.values)))
 
     def __add__(self, other: Vector) -> Vector:
@@ -117,7 +121,22 @@ class Vector(Frozen):
                 f"Vector.dot: lengths must be equal, got {self.shape_tuple()} . {other.shape_tuple()}"
             )
         within_budget(dot_cost(len(self.values)), budget, "Vector.dot", "graph nodes")
+        left, right = operand_maxima(self.values, other.values, "Vector.dot")
+        check_bounds([("dot", len(self.values) * (left * right))], "Vector.dot")
         return trusted_dot(self.values, other.values)
+
+
+def operand_maxima(left: Sequence[Value], right: Sequence[Value], where: str) -> tuple[float, float]:
+    """max|x| of each vector operand, every datum a finite float (S05.fail.operand-data-type)."""
+    return (
+        largest_datum(left, where, lambda i: f"left operand [{i}]"),
+        largest_datum(right, where, lambda i: f"right operand [{i}]"),
+    )
+
+
+def matrix_maximum(rows: Sequence[Sequence[Value]], where: str, side: str) -> float:
+    """max|x| over a matrix operand, row-major, every datum a finite float (S05.fail.operand-data-type)."""
+    return max(largest_datum(row, where, cell_label(f"{side} operand ", r)) for r, row in enumerate(rows))
 
 
 def require_vector(other: object, where: str) -> None:
@@ -179,6 +198,9 @@ class Matrix(Frozen):
         if k != k_other:
             raise ShapeError(f"Matrix.matmul: inner dimensions must match, got {(m, k)} @ {(k_other, n)}")
         within_budget(matmul_cost(m, k, n), budget, "Matrix.matmul", "graph nodes")
+        left = matrix_maximum(self.rows, "Matrix.matmul", "left")
+        right = matrix_maximum(other.rows, "Matrix.matmul", "right")
+        check_bounds([("matmul", k * (left * right))], "Matrix.matmul")
         columns = tuple(zip(*other.rows))
         return Matrix.trusted(
             tuple(tuple(trusted_dot(row, column) for column in columns) for row in self.rows)

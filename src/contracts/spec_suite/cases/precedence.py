@@ -24,7 +24,7 @@ from contracts.core.init import InitSpec
 from contracts.core.linear import Linear, LinearPlan
 from contracts.spec import SpecRow
 from contracts.spec_suite import strategies as s
-from contracts.spec_suite.cases.stage05 import NOT_VALUE_TYPES, counted_embedding
+from contracts.spec_suite.cases.stage05 import NOT_VALUE_TYPES, assign_cells, counted_embedding
 from contracts.spec_suite.cases.stage07 import (
     counted_model,
     input_matrix,
@@ -115,10 +115,23 @@ def vector_build(op: str) -> Callable[[Case], Built]:
     def build(case: Case) -> Built:
         x = Vector(case["x"], CountingValue)
         other = case["other"] if "other" in case else Vector(case["y"], CountingValue)
+        assign_cells(case, {"left": x.values, "right": other.values if isinstance(other, Vector) else None})
         method = x.add if op == "add" else x.dot
         return Built(Attempt(lambda: method(other, case.get("budget")), offending=named(case)))
 
     return build
+
+
+def operand_faults() -> dict[str, Injector]:
+    """An operand datum assigned a non-float or a non-finite value after it was built; every datum beyond
+    the value bound's limit (S05.rule.operand-bound)."""
+    return {
+        "S05.fail.operand-data-type": lambda case: s.inject_operand_data(case, s.not_a_float_datum),
+        "S05.fail.operand-non-finite": lambda case: s.inject_operand_data(
+            case, st.one_of(s.non_finite_float, s.int_beyond_float_range)
+        ),
+        "S05.fail.operand-overflow": s.inject_operand_overflow,
+    }
 
 
 def vector_entry(op: str, cost_row: str, symbol: str) -> Entry:
@@ -132,6 +145,7 @@ def vector_entry(op: str, cost_row: str, symbol: str) -> Entry:
             "S05.fail.operand-type": lambda case: s.inject_operand_type(case, "vector"),
             "S05.fail.vector-length": s.inject_vector_length,
             **budget_faults("S05", cost, "S05.fail.graph-budget"),
+            **operand_faults(),
         },
         vector_build(op),
     )
@@ -145,6 +159,7 @@ def matmul_cost(case: Case) -> int:
 def matmul_build(case: Case) -> Built:
     a = Matrix(case["a"], CountingValue)
     other = case["other"] if "other" in case else Matrix(case["b"], CountingValue)
+    assign_cells(case, {"left": a.rows, "right": other.rows if isinstance(other, Matrix) else None})
     return Built(Attempt(lambda: a.matmul(other, case.get("budget")), offending=named(case)))
 
 
@@ -185,6 +200,7 @@ def embedding_forward_cost(case: Case) -> int:
 
 def embedding_forward_build(case: Case) -> Built:
     embedding = counted_embedding(case)
+    assign_cells(case, {"token": embedding.token_weight.rows, "position": embedding.position_weight.rows})
     parameters = [*embedding.token_weight.values(), *embedding.position_weight.values()]
     return Built(
         Attempt(
@@ -413,6 +429,7 @@ ENTRIES: dict[str, Entry] = {
             "S05.fail.operand-type": lambda case: s.inject_operand_type(case, "matrix"),
             "S05.fail.matmul-dim": s.inject_matmul_dim,
             **budget_faults("S05", matmul_cost, "S05.fail.graph-budget"),
+            **operand_faults(),
         },
         matmul_build,
     ),
@@ -461,6 +478,7 @@ ENTRIES: dict[str, Entry] = {
             "S05.fail.sequence-length": s.inject_too_long,
             "S05.fail.sequence-empty": s.inject_no_tokens,
             **budget_faults("S05", embedding_forward_cost, "S05.fail.graph-budget"),
+            **operand_faults(),
         },
         embedding_forward_build,
     ),

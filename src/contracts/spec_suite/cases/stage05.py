@@ -21,7 +21,13 @@ def zeros(shape: list[int]) -> list[list[float]]:
 
 
 def counted_embedding(case: Case) -> Embedding:
-    return EmbeddingPlan(case["V"], case["C"], case["D"]).materialize(CountingInitializer(), CountingValue)
+    """Tables of CountingValues: every entry case['fill'] (0.5 by default), or case['tables'][table][r][c]."""
+    if "tables" in case:
+        tables = case["tables"]
+        initializer = CountingInitializer(lambda table, r, c: tables[table][r][c])
+    else:
+        initializer = CountingInitializer(lambda *_: case.get("fill", 0.5))
+    return EmbeddingPlan(case["V"], case["C"], case["D"]).materialize(initializer, CountingValue)
 
 
 def offending(case: Case, key: str = "bad") -> object:
@@ -118,16 +124,54 @@ def op_of(case: Case) -> str:
 
 
 def operation(case: Case) -> Callable[[Any], object]:
-    """The case's operation with its operands built, as a function of the budget."""
+    """The case's operation with its operands built (and its cells assigned), as a function of the budget."""
+    return built_operation(case)[0]
+
+
+def built_operation(case: Case) -> tuple[Callable[[Any], object], list[Value]]:
+    """The case's operation as a function of the budget, and every Value its operands hold; the case's
+    `cells` are assigned after the operands were built (assign_cells)."""
     op = op_of(case)
     if op in ("add", "dot"):
         x, y = Vector(case["x"], CountingValue), Vector(case["y"], CountingValue)
-        return (lambda b: x.add(y, b)) if op == "add" else (lambda b: x.dot(y, b))
+        assign_cells(case, {"left": x.values, "right": y.values})
+        run = (lambda b: x.add(y, b)) if op == "add" else (lambda b: x.dot(y, b))
+        return run, [*x.values, *y.values]
     if op == "matmul":
         a, b = Matrix(case["a"], CountingValue), Matrix(case["b"], CountingValue)
-        return lambda budget: a.matmul(b, budget)
+        assign_cells(case, {"left": a.rows, "right": b.rows})
+        return (lambda budget: a.matmul(b, budget)), [*a.values(), *b.values()]
     embedding = counted_embedding(case)
-    return lambda budget: embedding.forward(case["tokens"], budget)
+    token, position = embedding.token_weight, embedding.position_weight
+    assign_cells(case, {"token": token.rows, "position": position.rows})
+    return (lambda budget: embedding.forward(case["tokens"], budget)), [*token.values(), *position.values()]
+
+
+def assign_cells(case: Case, sides: dict[str, Any]) -> None:
+    """Each of case['cells'] ({side, at, data}) assigned to its operand's Value after it was built, as an
+    optimizer or a caller may: at = [i] in a vector, [row, column] in a matrix or table. An index is taken
+    modulo the operand's extent (another injected fault may have resized the operand); a side that is not
+    a Vector or Matrix here (an injected wrong operand) is skipped."""
+    for cell in case.get("cells", ()):
+        target = sides.get(cell["side"])
+        if target is None:
+            continue
+        *outer, last = cell["at"]
+        for index in outer:
+            target = target[index % len(target)]
+        target[last % len(target)].data = cell["data"]
+
+
+def operand_data_attempt(case: Case) -> Attempt:
+    """The operation after one operand datum was assigned a bad value (the first cell, named)."""
+    run, values = built_operation(case)
+    return Attempt(lambda: run(case.get("budget")), parameters=values, offending=case["cells"][0]["data"])
+
+
+def operand_overflow_attempt(case: Case) -> Attempt:
+    """The operation over operands (and cells) whose value bound passes the limit."""
+    run, values = built_operation(case)
+    return Attempt(lambda: run(case.get("budget")), parameters=values)
 
 
 def operand_attempt(case: Case) -> Attempt:
@@ -187,6 +231,9 @@ ATTEMPTS: dict[str, Callable[[Case], Attempt]] = {
     "S05.fail.parameter-budget": plan_attempt,
     "S05.fail.config-type": plan_attempt,
     "S05.fail.config-range": plan_attempt,
+    "S05.fail.operand-data-type": operand_data_attempt,
+    "S05.fail.operand-non-finite": operand_data_attempt,
+    "S05.fail.operand-overflow": operand_overflow_attempt,
 }
 
 

@@ -523,6 +523,12 @@ from contracts.spec_suite.strategies.shapes import (
     initializer_failure as initializer_failure,
 )
 from contracts.spec_suite.strategies.shapes import (
+    inject_operand_data as inject_operand_data,
+)
+from contracts.spec_suite.strategies.shapes import (
+    inject_operand_overflow as inject_operand_overflow,
+)
+from contracts.spec_suite.strategies.shapes import (
     matrix_rows as matrix_rows,
 )
 from contracts.spec_suite.strategies.shapes import (
@@ -532,7 +538,16 @@ from contracts.spec_suite.strategies.shapes import (
     not_a_sequence as not_a_sequence,
 )
 from contracts.spec_suite.strategies.shapes import (
+    operand_cell as operand_cell,
+)
+from contracts.spec_suite.strategies.shapes import (
+    operand_data as operand_data,
+)
+from contracts.spec_suite.strategies.shapes import (
     over_parameter_budget as over_parameter_budget,
+)
+from contracts.spec_suite.strategies.shapes import (
+    overflowing_operands as overflowing_operands,
 )
 from contracts.spec_suite.strategies.shapes import (
     ragged_rows as ragged_rows,

@@ -62,8 +62,8 @@ NUMPY_DTYPES = ("float16", "float32", "longdouble", "int8", "int16", "int32", "i
 
 
 @st.composite
-def numpy_scalar(draw: st.DrawFn) -> Any:
-    dtype: Any = np.dtype(draw(st.sampled_from(NUMPY_DTYPES)))
+def numpy_scalar(draw: st.DrawFn, dtypes: tuple[str, ...] = NUMPY_DTYPES) -> Any:
+    dtype: Any = np.dtype(draw(st.sampled_from(dtypes)))
     limits: Any = np.finfo(dtype) if dtype.kind == "f" else np.iinfo(dtype)
     values = [value for value in (1, -1, 3, limits.max, limits.max // 2, limits.min) if value >= limits.min]
     return dtype.type(draw(st.sampled_from(values)))

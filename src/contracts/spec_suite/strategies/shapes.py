@@ -7,7 +7,12 @@ from typing import Any
 import numpy as np
 from hypothesis import strategies as st
 
-from contracts.spec_suite.strategies.common import finite_floats, not_a_sequence_of_tokens, not_an_exact_int
+from contracts.spec_suite.strategies.common import (
+    finite_floats,
+    naming,
+    not_a_sequence_of_tokens,
+    not_an_exact_int,
+)
 
 small_dim = st.integers(1, 5)
 
@@ -209,3 +214,78 @@ def two_bad_elements(draw: st.DrawFn) -> dict[str, Any]:
     rows: list[list[Any]] = draw(matrix_rows(m, k))
     rows[first_row][columns[0]], rows[second_row][columns[1]] = first, second
     return {"rows": rows, "first": first, "second": second}
+
+
+# ---------------------------------------------------------------- operand data and the value bound
+
+# Magnitudes past S05.rule.operand-bound's limit (half of float64's max, 8.988e307) on their own.
+BEYOND_LIMIT = st.floats(9e307, 1.7e308)
+sign = st.sampled_from([1.0, -1.0])
+
+
+def operand_kind(case: dict[str, Any]) -> str:
+    """vector (x, y), matrix (a, b) or embedding (V, C, D, tokens), from the case's operands."""
+    return "vector" if "x" in case else "matrix" if "a" in case else "embedding"
+
+
+SIDES = {"vector": ("left", "right"), "matrix": ("left", "right"), "embedding": ("token", "position")}
+
+
+@st.composite
+def operand_cell(draw: st.DrawFn, case: dict[str, Any], data: Any, side: str | None = None) -> dict[str, Any]:
+    """One datum of one of the case's operands, assigned `data` after it was built (S05.rule.operand-bound
+    reads it); in an Embedding a row the forward reads (a token row of an id, a position row < T)."""
+    kind = operand_kind(case)
+    side = side or draw(st.sampled_from(SIDES[kind]))
+    if kind == "vector":
+        return {"side": side, "at": [draw(st.integers(0, len(case["x"]) - 1))], "data": data}
+    if kind == "matrix":
+        rows = case["a"] if side == "left" else case["b"]
+        at = [draw(st.integers(0, len(rows) - 1)), draw(st.integers(0, len(rows[0]) - 1))]
+        return {"side": side, "at": at, "data": data}
+    tokens = case["tokens"]
+    row = draw(st.sampled_from(tokens)) if side == "token" else draw(st.integers(0, len(tokens) - 1))
+    return {"side": side, "at": [row, draw(st.integers(0, case["D"] - 1))], "data": data}
+
+
+@st.composite
+def operand_data(draw: st.DrawFn, bad: st.SearchStrategy[Any]) -> dict[str, Any]:
+    """A valid operation (sized_op) one of whose operand data is assigned `bad` after it was built."""
+    case = draw(sized_op())
+    return {**case, "cells": [draw(operand_cell(case, draw(bad)))]}
+
+
+@st.composite
+def overflowing_operands(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid operation with one datum beyond the limit in each operand (each table): every bound of
+    S05.rule.operand-bound passes it (a + b, K·a·b, token + position)."""
+    case = draw(sized_op())
+    cells = [
+        draw(operand_cell(case, draw(sign) * draw(BEYOND_LIMIT), side)) for side in SIDES[operand_kind(case)]
+    ]
+    return {**case, "cells": cells}
+
+
+@st.composite
+def inject_operand_data(draw: st.DrawFn, case: dict[str, Any], bad: st.SearchStrategy[Any]) -> dict[str, Any]:
+    """One operand datum assigned a bad value after the operands were built (a cell, named)."""
+    datum = draw(bad)
+    cell = draw(operand_cell(case, datum))
+    return naming(case, cells=[*case.get("cells", []), cell], named=datum)
+
+
+@st.composite
+def inject_operand_overflow(draw: st.DrawFn, case: dict[str, Any]) -> dict[str, Any]:
+    """Every operand datum (every table entry) built beyond the limit: a cell injected by another fault
+    still overrides one of them."""
+    huge = draw(sign) * draw(BEYOND_LIMIT)
+    kind = operand_kind(case)
+    if kind == "embedding":
+        return naming(case, fill=huge)
+    left, right = ("x", "y") if kind == "vector" else ("a", "b")
+    grown = {
+        key: [huge] * len(case[key]) if kind == "vector" else [[huge] * len(row) for row in case[key]]
+        for key in (left, right)
+        if isinstance(case[key], list)
+    }
+    return naming(case, **grown)
