@@ -344,12 +344,10 @@ def test_output_paths_are_checked(tmp_path: Path) -> None:
     """An output must be a file in an existing directory; None is not checked."""
     check_output("-o", str(tmp_path / "new.txt"))
     check_output("-o", None)
-    for bad in (str(tmp_path), str(tmp_path / "missing" / "r.txt")):
-        with pytest.raises(
-            VerifyError,
-            match=f"^-o {re.escape(bad)}: cannot write there \\(not a file in an existing directory\\)$",
-        ):
-            check_output("-o", bad)
+    for bad, reason in ((tmp_path, "it is a directory"), (tmp_path / "missing" / "r.txt", "no directory")):
+        with pytest.raises(VerifyError) as refused:
+            check_output("-o", str(bad))
+        assert str(refused.value).startswith(f"-o {bad}: cannot write there ({reason}")
 
 
 def test_an_unknown_profile_is_a_one_line_error_naming_the_known_ones() -> None:

@@ -12,6 +12,7 @@ from contracts.engines import ENV_VAR, SHIPPED
 from contracts.spec import SpecError, load_rows, spec_dir
 from contracts.verify import matrix
 from contracts.verify.formats import FORMATS, format_specs
+from contracts.verify.output import EXIT_OUTPUT, OutputError, write_whole
 from contracts.verify.report import LEVELS
 from contracts.verify.runner import VerifyError, VerifyOptions, split_prefixes, verify
 
@@ -114,11 +115,19 @@ def verify_main(argv: Sequence[str]) -> int:
         print(f"contracts verify: error: {error}", file=sys.stderr)
         return error.code
     text = FORMATS[args.format](report)
-    if args.output:
-        Path(args.output).write_bytes(text.encode())
-        print(f"contracts verify: report written to {args.output}", file=sys.stderr)
-    else:
+    if not args.output:
         sys.stdout.write(text)
+        return report.exit_code()
+    try:
+        write_whole(Path(args.output), text.encode())
+    except OutputError as error:
+        print(
+            f"contracts verify: error: the report was not written: {error} (the run's own exit code was "
+            f"{report.exit_code()})",
+            file=sys.stderr,
+        )
+        return EXIT_OUTPUT
+    print(f"contracts verify: report written to {args.output}", file=sys.stderr)
     return report.exit_code()
 
 

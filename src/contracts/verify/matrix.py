@@ -19,6 +19,7 @@ from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import Any
 
+from contracts.verify.output import EXIT_OUTPUT, OutputError, unwritable, write_whole
 from contracts.verify.report import LEVELS
 
 EXIT_INVALID = 2
@@ -267,11 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not options.reports and not options.impl:
         print("contracts matrix: give saved reports or --impl NAME (at least one)", file=sys.stderr)
         return EXIT_INVALID
-    if options.output is not None and not options.output.parent.is_dir():
-        print(
-            f"contracts matrix: cannot write {options.output}: no directory {options.output.parent}",
-            file=sys.stderr,
-        )
+    reason = None if options.output is None else unwritable(options.output)
+    if reason is not None:
+        print(f"contracts matrix: cannot write {options.output}: {reason}", file=sys.stderr)
         return EXIT_INVALID
     try:
         with tempfile.TemporaryDirectory(prefix="contracts-matrix-") as scratch:
@@ -285,8 +284,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INVALID
     if options.output is None:
         sys.stdout.write(text)
-    else:
-        options.output.write_bytes(text.encode())
+        return 0
+    try:
+        write_whole(options.output, text.encode())
+    except OutputError as error:
+        print(f"contracts matrix: the matrix was not written: {error}", file=sys.stderr)
+        return EXIT_OUTPUT
     return 0
 
 

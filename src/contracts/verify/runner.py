@@ -27,6 +27,7 @@ import contracts
 import contracts.verify.profiles as profiles
 from contracts.engines import SHIPPED, selected_name
 from contracts.spec import SpecError, SpecRow, load_rows, spec_dir
+from contracts.verify.output import EXIT_OUTPUT, OutputError, unwritable, write_whole
 from contracts.verify.records import Record
 from contracts.verify.report import LEVELS, Report, Rerun, aggregate, reported_test, unknown_ids
 from pytest_contracts import DEPTH, IMPL, SAMPLES, TIMEOUT
@@ -134,12 +135,10 @@ def check_impl(impl: str | None) -> None:
 
 
 def check_output(option: str, value: str | None) -> None:
-    """An output file verify will write: its directory must exist and it must not be a directory."""
-    if value is None:
-        return
-    path = Path(value)
-    if path.is_dir() or not path.resolve().parent.is_dir():
-        raise VerifyError(f"{option} {value}: cannot write there (not a file in an existing directory)")
+    """An output file verify will write: a file (or none yet) in an existing, writable directory."""
+    reason = None if value is None else unwritable(Path(value))
+    if reason is not None:
+        raise VerifyError(f"{option} {value}: cannot write there ({reason})")
 
 
 def check_workers(value: str | None) -> None:
@@ -338,6 +337,15 @@ def worker_count(value: str | None) -> int:
     return int(text) if text.isdigit() else -1
 
 
+def keep_log(log: Path, target: Path) -> None:
+    """pytest's log, written where --pytest-log asked once the run ended (a full disk there cannot
+    reach the run), whole or not at all."""
+    try:
+        write_whole(target, log.read_bytes())
+    except OutputError as error:
+        raise VerifyError(f"--pytest-log: {error}", EXIT_OUTPUT) from None
+
+
 def log_tail(log: Path) -> str:
     lines = log.read_bytes().decode(errors="replace").splitlines()
     return "\n".join(lines[-LOG_TAIL:])
@@ -399,9 +407,11 @@ def verify(options: VerifyOptions) -> Report:
     with tempfile.TemporaryDirectory(prefix="contracts-verify-") as scratch:
         environ = child_environment(root, declared["module_root"], Path(scratch))
         out = Path(scratch) / "results.json"
-        log = Path(options.pytest_log) if options.pytest_log else Path(scratch) / "pytest.log"
+        log = Path(scratch) / "pytest.log"
         command = pytest_command(options, impl, root, out)
         code, results = run_pytest(command, root, out, log, options.progress, environ)
+        if options.pytest_log:
+            keep_log(log, Path(options.pytest_log))
         if results is None:
             raise VerifyError(
                 f"pytest exited with code {code} before producing results; its output ends with:\n"
