@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from contracts.cli.commands import main as cli_main
-from contracts.verify import output
 from contracts.verify.output import EXIT_OUTPUT, OutputError, unwritable, write_whole
 
 FULL = Path("/dev/full")
@@ -58,7 +57,7 @@ def test_a_failed_write_keeps_the_old_file_and_leaves_no_temporary(
     def full(descriptor: int) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(output.os, "fsync", full)
+    monkeypatch.setattr(os, "fsync", full)
     with pytest.raises(OutputError) as refused:
         write_whole(target, b"new and longer")
     assert f"cannot write {target}: No space left on device" == str(refused.value)
@@ -91,7 +90,7 @@ def test_a_read_only_file_or_directory_is_named(tmp_path: Path, monkeypatch: pyt
     which (access() is asked, as root it would say yes to anything)."""
     existing = tmp_path / "old.json"
     existing.write_bytes(b"")
-    monkeypatch.setattr(output.os, "access", lambda path, mode: False)
+    monkeypatch.setattr(os, "access", lambda path, mode: False)
     assert ("the file is not writable", f"the directory {tmp_path} is not writable") == (
         unwritable(existing),
         unwritable(tmp_path / "new.json"),
