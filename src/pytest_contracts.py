@@ -19,6 +19,8 @@ IMPL = "--contracts-impl"
 DEPTH = "--contracts-deep-graph-depth"
 SAMPLES = "--contracts-statistical-samples"
 TIMEOUT = "--contracts-test-timeout"
+# The longest per-test time limit, one day: the interval timer that enforces it overflows on absurd values.
+MAX_TEST_SECONDS = 86400.0
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

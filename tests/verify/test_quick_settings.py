@@ -145,10 +145,14 @@ def test_costly_tests_take_their_quick_count_only_under_the_quick_profile() -> N
     assert [1, 3, 3] == counts
 
 
-@pytest.mark.parametrize("seconds", ["0", "-1", "inf"])
+@pytest.mark.parametrize("seconds", ["0", "-1", "inf", "1e300"])
 def test_a_time_limit_that_cannot_work_stops_pytest_before_any_test(tmp_path: Path, seconds: str) -> None:
-    """--contracts-test-timeout 0, -1 or inf (verify checks its --timeout alike): exit 4 in one line."""
+    """--contracts-test-timeout 0, -1, inf or past a day (verify checks its --timeout alike): exit 4 in one
+    line."""
     completed, sizes = run_suite(tmp_path, "--contracts-test-timeout", seconds)
     assert (4, []) == (completed.returncode, sizes)
-    expected = f"ERROR: --contracts-test-timeout: got {float(seconds)}, expected a number of seconds above 0"
+    expected = (
+        f"ERROR: --contracts-test-timeout: got {float(seconds)}, expected a number of seconds above 0, "
+    )
+    expected += "at most 86400"
     assert [expected] == completed.stderr.strip().splitlines()

@@ -380,6 +380,11 @@ DECLARATIONS_RAISED = "reading its declarations (name, capabilities, conventions
         pytest.param(["--timeout", "nan"], "--timeout 'nan': must be a number", id="nan-timeout"),
         pytest.param(["--timeout", "inf"], "--timeout 'inf': must be a number", id="endless-timeout"),
         pytest.param(["--timeout", "soon"], "--timeout 'soon': must be a number", id="worded-timeout"),
+        pytest.param(["--timeout", "1e300"], "--timeout '1e300': must be a number", id="absurd-timeout"),
+        pytest.param(
+            ["-n", "99999999999999999999"], "-n '99999999999999999999': must be a number", id="absurd-workers"
+        ),
+        pytest.param(["-k", "("], "-k '(': not a pytest match expression", id="unparsable-keyword"),
     ],
 )
 def test_verify_that_cannot_start_says_why_in_one_line(

@@ -423,8 +423,8 @@ def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path)
     expected = [
         f"--output {missing}: cannot write there (no directory {Path(missing).parent})",
         f"--pytest-log {missing}: cannot write there (no directory {Path(missing).parent})",
-        "-n '-1': must be a number of workers (0 or more), auto or logical",
-        "--timeout '0': must be a number of seconds above 0",
+        "-n '-1': must be a number of workers (0 to 512), auto or logical",
+        "--timeout '0': must be a number of seconds above 0, at most 86400",
     ]
     seen = []
     for mended in range(len(bad)):

@@ -6,7 +6,6 @@ suite runs alike from a clone, where they sit in tests/, and from an installed w
 from __future__ import annotations
 
 import functools
-import math
 import os
 from collections.abc import Callable, Generator, Iterator
 from typing import Any, cast
@@ -34,7 +33,7 @@ from contracts.verify.records import (
     REFERENCE_ONLY_PREFIX,
 )
 from contracts.verify.time_limit import pytest_runtest_call as pytest_runtest_call  # the limit, on the call
-from pytest_contracts import DEPTH, IMPL, SAMPLES, TIMEOUT
+from pytest_contracts import DEPTH, IMPL, MAX_TEST_SECONDS, SAMPLES, TIMEOUT
 
 # --hypothesis-profile overrides this; tox 4 renames CI, so tox passes the profile explicitly.
 settings.load_profile(os.environ.get("CONTRACTS_HYPOTHESIS_PROFILE", "dev"))
@@ -65,8 +64,11 @@ def pytest_configure(config: pytest.Config) -> None:
     samples: int | None = option(config, SAMPLES)
     error = None if samples is None else statistical_samples_error(samples)
     seconds: float | None = option(config, TIMEOUT)
-    if seconds is not None and not 0 < seconds < math.inf:
-        error = f"--contracts-test-timeout: got {seconds}, expected a number of seconds above 0"
+    if seconds is not None and not 0 < seconds <= MAX_TEST_SECONDS:
+        error = (
+            f"--contracts-test-timeout: got {seconds}, expected a number of seconds above 0, "
+            f"at most {MAX_TEST_SECONDS:g}"
+        )
     if error is not None:
         raise pytest.UsageError(error)
     config.addinivalue_line("markers", "spec(*ids): the spec rows this test proves (contracts/specs)")

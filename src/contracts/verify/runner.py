@@ -23,6 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from _pytest.mark.expression import Expression  # pytest's own -k parser: the one the run uses
+
 import contracts
 import contracts.verify.profiles as profiles
 from contracts.engines import SHIPPED, selected_name
@@ -30,13 +32,14 @@ from contracts.spec import SpecError, SpecRow, load_rows, spec_dir
 from contracts.verify.output import EXIT_OUTPUT, OutputError, unwritable, write_whole
 from contracts.verify.records import Record
 from contracts.verify.report import LEVELS, Report, Rerun, aggregate, reported_test, unknown_ids
-from pytest_contracts import DEPTH, IMPL, SAMPLES, TIMEOUT
+from pytest_contracts import DEPTH, IMPL, MAX_TEST_SECONDS, SAMPLES, TIMEOUT
 
 SUITE_DIRS = ("properties", "golden")
 # the reference implementation's own adapter: on it the reference-only tests are the engine's checks
 REFERENCE_TARGET = "contracts.engines.reference:ReferenceEngine"
 EXIT_USAGE = 2  # the run could not start: unknown engine, missing extra, no suite
 EXIT_PYTEST = 3  # pytest itself failed (internal or usage error): no results
+PYTEST_USAGE_ERROR = 4  # pytest.ExitCode.USAGE_ERROR
 LOG_TAIL = 40
 QUICK_DEPTH = 10_000  # the deep-graph rows' chain under --quick (the spec asks for 10^6)
 # draws per statistical check of the init rows under --quick (the seed's 4096): at least the suite's
@@ -144,8 +147,11 @@ def check_output(option: str, value: str | None) -> None:
 def check_workers(value: str | None) -> None:
     """-n is a count of xdist workers (0: none) or one of xdist's own words for 'one per CPU'."""
     text = None if value is None else value.strip()
-    if text is not None and not text.isdigit() and text not in XDIST_AUTO:
-        raise VerifyError(f"-n {value!r}: must be a number of workers (0 or more), auto or logical")
+    if text is not None and not (text.isdigit() and int(text) <= MAX_WORKERS) and text not in XDIST_AUTO:
+        raise VerifyError(f"-n {value!r}: must be a number of workers (0 to {MAX_WORKERS}), auto or logical")
+
+
+MAX_WORKERS = 512  # more processes than any machine runs usefully; xdist overflows on absurd counts
 
 
 XDIST_AUTO = ("auto", "logical")
@@ -157,8 +163,21 @@ def check_timeout(value: str | None) -> None:
         seconds = None if value is None else float(value)
     except ValueError:
         seconds = math.nan
-    if seconds is not None and not 0 < seconds < math.inf:
-        raise VerifyError(f"--timeout {value!r}: must be a number of seconds above 0")
+    if seconds is not None and not 0 < seconds <= MAX_TEST_SECONDS:
+        raise VerifyError(
+            f"--timeout {value!r}: must be a number of seconds above 0, at most {MAX_TEST_SECONDS:g}"
+        )
+
+
+def check_keyword(value: str | None) -> None:
+    """-k is a pytest match expression: one that pytest cannot parse would end its run as a usage error,
+    after collection, and no row could be judged."""
+    if value is None:
+        return
+    try:
+        Expression.compile(value)
+    except SyntaxError as error:
+        raise VerifyError(f"-k {value!r}: not a pytest match expression: {error.msg}") from None
 
 
 def check_profile(profile: str) -> None:
@@ -375,6 +394,7 @@ def preflight(options: VerifyOptions) -> tuple[Path, str, dict[str, Any], list[S
     check_output("--pytest-log", options.pytest_log)
     check_workers(options.workers)
     check_timeout(options.timeout)
+    check_keyword(options.keyword)
     root = suite_root()
     check_profile(options.profile)
     impl = selected_name(options.impl)
@@ -412,7 +432,8 @@ def verify(options: VerifyOptions) -> Report:
         code, results = run_pytest(command, root, out, log, options.progress, environ)
         if options.pytest_log:
             keep_log(log, Path(options.pytest_log))
-        if results is None:
+        if results is None or code == PYTEST_USAGE_ERROR:
+            # a usage error is pytest refusing its own command line: no row can be charged with it
             raise VerifyError(
                 f"pytest exited with code {code} before producing results; its output ends with:\n"
                 + log_tail(log),
