@@ -296,6 +296,8 @@ ODD_ADAPTERS = {
     "class Engine(ReferenceEngine):\n    def __init__(self):\n        os._exit(0)\n",
     "odd_raise": "from contracts.engines.reference import ReferenceEngine\n\n\nclass Weird(BaseException):\n"
     "    pass\n\n\nclass Engine(ReferenceEngine):\n    def __init__(self):\n        raise Weird('odd')\n",
+    # an adapter written against a release whose module moved: its own import fails, it is no unknown name
+    "moved_module": "import no_such_moved_module_of_the_engine  # noqa: F401\n",
     "prints": "from contracts.engines.reference import ReferenceEngine\n\n\n"
     "class Engine(ReferenceEngine):\n    def __init__(self):\n        print('hello from the engine')\n",
 }
@@ -330,6 +332,17 @@ DECLARATIONS_RAISED = "reading its declarations (name, capabilities, conventions
         ),
         pytest.param(["--impl", "exits_on_import:Engine"], "raised SystemExit: 0", id="exit-on-import"),
         pytest.param(["--impl", "odd_raise:Engine"], "constructor raised Weird: odd", id="base-exception"),
+        pytest.param(
+            ["--impl", "moved_module:Engine"],
+            "could not start engine 'moved_module:Engine': its import or constructor raised "
+            "ModuleNotFoundError: No module named 'no_such_moved_module_of_the_engine'",
+            id="adapter-import-fails",
+        ),
+        pytest.param(
+            ["--impl", "no_such_adapter_module:Engine"],
+            "unknown engine 'no_such_adapter_module:Engine' (ModuleNotFoundError: No module named",
+            id="unknown-module",
+        ),
         pytest.param(
             ["--impl", "tests.common.dtype_engines:UnknownCase"],
             "--impl tests.common.dtype_engines:UnknownCase: unknown-case: conventions key 'T.rule.tie[sum]': "

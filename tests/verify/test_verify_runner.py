@@ -20,6 +20,7 @@ from contracts.spec_suite.spec_rows import row, rows
 from contracts.verify import runner
 from contracts.verify.records import Record
 from contracts.verify.runner import (
+    EXIT_PYTEST,
     VerifyError,
     VerifyOptions,
     check_rows,
@@ -337,10 +338,12 @@ def test_pytest_without_results_is_exit_3_with_the_log_tail(
 ) -> None:
     """When the child writes no results, verify raises VerifyError (code 3) ending with the last 40
     lines of pytest's output, kept in --pytest-log; with progress on, the child's stderr is ours."""
-    seen = fake_child(monkeypatch, None, 4)
+    seen = fake_child(monkeypatch, None, 3)
     log = tmp_path / "pytest.log"
     tail = "\n".join([*(f"line {i}" for i in range(10, 49)), "line \ufffd"])  # undecodable bytes replaced
-    message = re.escape(f"pytest exited with code 4 before producing results; its output ends with:\n{tail}")
+    message = re.escape(
+        f"pytest exited with code 3 (before producing results); its output ends with:\n{tail}"
+    )
     with pytest.raises(VerifyError, match=f"^{message}$") as raised:
         verify(VerifyOptions(rows=["S03.grad.add"], pytest_log=str(log)))
     assert (3, None, 50) == (raised.value.code, seen[0]["stderr"], len(log.read_bytes().splitlines()))
@@ -439,11 +442,32 @@ def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path)
     assert [] == [name for name in [*SHIPPED, "pkg.module:Class"] if name not in empty_impl]
 
 
-@pytest.mark.parametrize("code", [2, 3, 4])
+def test_a_pytest_usage_error_is_pytest_failing_not_a_row(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A child that wrote results but exited 4 (pytest refused its command line) is verify's exit 3, not a
+    report: no row is charged with pytest's usage error."""
+    results = {
+        "exitstatus": 4,
+        "impl": "reference",
+        "tests": [Record(ADD, ["S03.grad.add"], examples=7).to_json()],
+        "collection_errors": [],
+    }
+    fake_child(monkeypatch, results, 4)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(VerifyError) as refused:
+        verify(VerifyOptions(impl="reference", rows=["S03.grad.add"], progress=False))
+    assert (EXIT_PYTEST, True) == (
+        refused.value.code,
+        str(refused.value).startswith("pytest exited with code 4 (a usage error); its output ends with:"),
+    )
+
+
+@pytest.mark.parametrize("code", [2, 3])
 def test_a_pytest_that_ended_abnormally_is_never_green(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path, code: int
 ) -> None:
-    """A child that wrote results but exited 2 (interrupted), 3 (internal error) or 4 (usage) keeps that
+    """A child that wrote results but exited 2 (interrupted) or 3 (internal error) keeps that
     code in the report, which names it as a problem and exits 1, however the recorded tests did. Under
     --rows, a test naming a selected row and another, unselected one names no unknown id."""
     passing = {

@@ -46,16 +46,39 @@ def selected_name(cli_value: str | None = None) -> str:
     return cli_value or os.environ.get(ENV_VAR) or "reference"
 
 
+class UnknownEngineError(LookupError):
+    """A name or dotted path that selects no engine: no such module, no such attribute in it, or an
+    object that does not make an Engine. An error raised by the adapter's own code is not one."""
+
+
 def load_engine(name: str) -> Engine:
-    """Instantiate the engine a name or dotted path points to."""
+    """Instantiate the engine a name or dotted path points to (UnknownEngineError if it points to none;
+    whatever the adapter's own import or constructor raises, as it is)."""
     target = SHIPPED.get(name, name)
     module_name, _, attribute = target.partition(":")
-    module = importlib.import_module(module_name)
-    factory = getattr(module, attribute or "Engine")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if not names_the_module(error, module_name):
+            raise  # a module the adapter imports is missing: the adapter's own failure
+        raise UnknownEngineError(f"ModuleNotFoundError: {error}") from None
+    factory = getattr(module, attribute or "Engine", None)
+    if factory is None:
+        raise UnknownEngineError(
+            f"AttributeError: module {module_name!r} has no attribute {attribute or 'Engine'!r}"
+        )
     engine = factory()
     if not isinstance(engine, Engine):
-        raise TypeError(f"{target} must produce a contracts.engines.base.Engine, got {engine!r}")
+        raise UnknownEngineError(
+            f"TypeError: {target} must produce a contracts.engines.base.Engine, got {engine!r}"
+        )
     return engine
+
+
+def names_the_module(error: ModuleNotFoundError, module_name: str) -> bool:
+    """Whether the missing module is the one named (or a package on its path), not one it imports."""
+    missing = error.name or ""
+    return module_name == missing or module_name.startswith(missing + ".")
 
 
 class DeclarationError(ValueError):
@@ -171,6 +194,7 @@ __all__ = [
     "DeclarationError",
     "Engine",
     "MissingExtraError",
+    "UnknownEngineError",
     "check_declarations",
     "load_engine",
     "selected_name",

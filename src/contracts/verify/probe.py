@@ -24,6 +24,7 @@ from contracts.engines import (
     DeclarationError,
     Engine,
     MissingExtraError,
+    UnknownEngineError,
     check_declarations,
     load_engine,
 )
@@ -39,9 +40,9 @@ def load(name: str) -> Engine:
         return load_engine(name)
     except MissingExtraError as error:
         raise ProbeError(f"--impl {name}: {error}") from None
-    except (ImportError, AttributeError, TypeError, ValueError) as error:
+    except UnknownEngineError as error:
         raise ProbeError(
-            f"unknown engine {name!r} ({type(error).__name__}: {error}); use one of "
+            f"unknown engine {name!r} ({error}); use one of "
             f"{', '.join(SHIPPED)}, or a dotted path pkg.module:Class to an Engine subclass"
         ) from None
     except BaseException as error:  # the adapter's own code failed or exited while loading

@@ -434,9 +434,9 @@ def verify(options: VerifyOptions) -> Report:
             keep_log(log, Path(options.pytest_log))
         if results is None or code == PYTEST_USAGE_ERROR:
             # a usage error is pytest refusing its own command line: no row can be charged with it
+            what = "a usage error" if code == PYTEST_USAGE_ERROR else "before producing results"
             raise VerifyError(
-                f"pytest exited with code {code} before producing results; its output ends with:\n"
-                + log_tail(log),
+                f"pytest exited with code {code} ({what}); its output ends with:\n" + log_tail(log),
                 EXIT_PYTEST,
             )
     check_ran(impl, results.get("impl"), options.pytest_args)
