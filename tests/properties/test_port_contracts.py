@@ -27,7 +27,15 @@ from contracts.spec_suite.cases.port import (
     named_state,
 )
 from contracts.spec_suite.cases.stage07 import sample_variance, spec_value, tolerance
-from contracts.spec_suite.spec_rows import assert_engine_gives, assert_refused_as, params, require, row
+from contracts.spec_suite.spec_rows import (
+    assert_engine_gives,
+    assert_refused_as,
+    params,
+    require,
+    row,
+    value_params,
+)
+from contracts.spec_suite.strategies.common import NOT_AN_EXACT_INT
 
 from .test_stage07_init import CHECKS, FALSE_FAILURE, OUTPUT_SEEDS
 
@@ -55,6 +63,28 @@ def test_port_constructor_refuses_bad_sizes(engine: Engine, spec_row: SpecRow, d
         assert_refused_as(engine, spec_row, lambda: engine.module_embedding(*sizes))
     else:
         assert_refused_as(engine, spec_row, lambda: engine.module_linear(sizes[0], sizes[1], True))
+
+
+# Every refused size the rows list, each tried once in every profile (`--quick`'s 5 examples could miss
+# np.int64): the drawn test above varies which size and the valid ones around it.
+LISTED_SIZES: dict[str, tuple[object, ...]] = {
+    "S05.fail.config-type": NOT_AN_EXACT_INT,
+    "S05.fail.config-range": (0, -1, -5),
+    "S07.fail.plan-type": NOT_AN_EXACT_INT,
+    "S07.fail.invalid-plan": (0, -1, -5),
+}
+
+
+@pytest.mark.parametrize(("spec_row", "bad"), value_params(LISTED_SIZES))
+def test_port_constructor_refuses_every_listed_size(engine: Engine, spec_row: SpecRow, bad: Any) -> None:
+    """Each listed bad size as the first size of an embedding (V) or a Linear (C_in), the others valid,
+    is refused with the row's family."""
+    capability, _ = SIZE_CASES[spec_row.id]
+    require(engine, capability, spec_row.id)
+    if capability == "module.embedding":
+        assert_refused_as(engine, spec_row, lambda: engine.module_embedding(bad, 4, 2))
+    else:
+        assert_refused_as(engine, spec_row, lambda: engine.module_linear(bad, 3, True))
 
 
 # ---------------------------------------------------------------- forward refusal, no partial work

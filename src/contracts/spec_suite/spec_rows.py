@@ -85,6 +85,16 @@ def example_params(
     ]
 
 
+def value_params(values_by_row: Mapping[str, Sequence[Any]]) -> list[Any]:
+    """One parameter per (row, value): every listed value of every row, whatever the hypothesis profile;
+    id = row id + the value's index, marked with the row id (the report counts the values tried)."""
+    return [
+        pytest.param(row(row_id), value, id=f"{row_id}[{index}]", marks=row_marks(row(row_id), None))
+        for row_id, values in values_by_row.items()
+        for index, value in enumerate(values)
+    ]
+
+
 def require(engine: Engine, capability: str, row_id: str | None = None, case: str | None = None) -> None:
     """Skip as not applicable when the engine lacks the capability or differs by convention (for the
     whole row, or for the case of it the test checks: one of the ids the row's `cases` lists), or when
