@@ -429,12 +429,13 @@ def assert_engine_gives(
     what: str = "",
     source: str = "spec",
     gave: str = "engine",
+    nan_ok: bool = False,
 ) -> None:
     """The engine's result equals the spec's within tolerance; else an AssertionError that labels both
     sides ('engine gave X, spec says Y'), which pytest.approx's Obtained/Expected get backwards when
     the expected value is written on the left. gave names the computing side when it is not the engine
     (the spec's own expressions checked against a hand case)."""
-    if pytest.approx(spec_says, rel=rel, abs=abs) == engine_gave:
+    if pytest.approx(spec_says, rel=rel, abs=abs, nan_ok=nan_ok) == engine_gave:
         return
     where = f"{what}: " if what else ""
     tolerance = f"(rel={rel}, abs={abs})"
