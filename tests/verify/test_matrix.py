@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,7 @@ from typing import Any
 import pytest
 
 from contracts.cli.commands import main as cli_main
-from contracts.verify import matrix
+from contracts.verify import matrix, reading
 from contracts.verify.matrix import Cell, build, main, read_report, to_html, to_markdown
 
 
@@ -122,8 +123,10 @@ ROW_FIELD_ERRORS: list[tuple[str, dict[str, object], str]] = [
 ]
 
 BAD_REPORTS = [
-    pytest.param(b"{", "not a readable JSON report", id="not-json"),
-    pytest.param(b"\xff\xfe", "not a readable JSON report", id="not-utf8"),
+    pytest.param(b"{", "not a JSON report", id="not-json"),
+    pytest.param(b"\xff\xfe", "not a JSON report", id="not-utf8"),
+    pytest.param(b"[" * 100_000 + b"]" * 100_000, "not a JSON report (nested too deeply)", id="deep"),
+    pytest.param(b'{"format": ' + b"9" * 5000 + b"}", "not a JSON report (Exceeds the limit", id="long-int"),
     pytest.param(json.dumps({"format": "x"}).encode(), "not a contracts verify report", id="wrong-format"),
     pytest.param(json.dumps([1]).encode(), "not a contracts verify report", id="not-an-object"),
     pytest.param(
@@ -255,3 +258,39 @@ def test_the_verdict_of_each_engine_at_each_level_heads_the_matrix(tmp_path: Pat
 
 
 TORCH_ROWS = [("S03.a", "03", "failed", []), ("T.b", "T", "not applicable", ["why"])]
+
+
+def fifo(path: Path) -> Path:
+    os.mkfifo(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("make", "message"),
+    [
+        pytest.param(
+            lambda path: Path("/dev/zero"), "cannot read the report: not a regular file", id="device"
+        ),
+        pytest.param(fifo, "cannot read the report: not a regular file", id="fifo"),
+        pytest.param(lambda path: path, "cannot read the report: No such file or directory", id="missing"),
+    ],
+)
+def test_a_report_that_is_no_file_is_refused_without_reading_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], make: Any, message: str
+) -> None:
+    """/dev/zero (endless), a FIFO with no writer (would block), a missing path: one line, exit 2, at once."""
+    path = make(tmp_path / "r.json")
+    assert 2 == main([str(path)])
+    assert f"contracts matrix: {path}: {message}\n" == capsys.readouterr().err
+
+
+def test_a_report_past_the_size_limit_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A report larger than the limit is refused by what is read, not parsed."""
+    path = tmp_path / "huge.json"
+    path.write_bytes(b" " * (reading.MAX_REPORT_BYTES + 1))
+    assert 2 == main([str(path)])
+    limit = reading.MAX_REPORT_BYTES
+    assert (
+        f"contracts matrix: {path}: cannot read the report: larger than {limit} bytes\n"
+        == capsys.readouterr().err
+    )

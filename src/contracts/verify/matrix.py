@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import html
-import json
 import subprocess
 import sys
 import tempfile
@@ -20,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from contracts.verify.output import EXIT_OUTPUT, OutputError, unwritable, write_whole
+from contracts.verify.reading import ReadError, read_json
 from contracts.verify.report import LEVELS
 
 EXIT_INVALID = 2
@@ -89,9 +89,9 @@ def field(document: Any, key: str, kind: type, where: str) -> Any:
 def read_report(path: Path) -> tuple[Column, list[RowInfo]]:
     """One saved report: its column and its rows (in report order)."""
     try:
-        document = json.loads(path.read_bytes())  # JSON is UTF-8 (RFC 8259): json reads the bytes
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise MatrixError(f"{path}: not a readable JSON report ({error})") from None
+        document = read_json(path)
+    except ReadError as error:
+        raise MatrixError(f"{path}: cannot read the report: {error}") from None
     if not isinstance(document, dict) or document.get("format") != "contracts-verify-report":
         raise MatrixError(f"{path}: not a contracts verify report (format must be 'contracts-verify-report')")
     described = field(document, "engine", dict, str(path))
