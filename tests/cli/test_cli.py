@@ -31,6 +31,7 @@ def test_unknown_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert "unknown command 'verfy'" in capsys.readouterr().err
 
 
+@pytest.mark.usefixtures("suite_never_starts")
 def test_unknown_impl_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
     """--impl with no such engine exits 2, names it and lists the shipped engines; pytest never runs."""
     assert 2 == main(["verify", "--impl", "no_such_engine_module", "-q"])
@@ -39,12 +40,14 @@ def test_unknown_impl_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> No
     assert "reference, torch, micrograd, jax, tinygrad, autograd, or a dotted path pkg.module:Class" in err
 
 
+@pytest.mark.usefixtures("suite_never_starts")
 def test_dotted_path_to_a_non_engine_is_refused(capsys: pytest.CaptureFixture[str]) -> None:
     """A dotted path to a class that is not an Engine is refused with the reason."""
     assert 2 == main(["verify", "--impl", "tests.common.broken_engines:NotAnEngine", "-q"])
     assert "must produce a contracts.engines.base.Engine" in capsys.readouterr().err
 
 
+@pytest.mark.usefixtures("suite_never_starts")
 @pytest.mark.parametrize(("name", "hidden"), [("torch", "torch"), ("micrograd", "micrograd.engine")])
 def test_missing_extra_gives_the_install_hint(
     monkeypatch: pytest.MonkeyPatch,
@@ -63,6 +66,7 @@ def test_missing_extra_gives_the_install_hint(
     assert f"pip install -e '.[{name}]'" in capsys.readouterr().err
 
 
+@pytest.mark.usefixtures("suite_never_starts")
 def test_environment_variable_selects_the_engine(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

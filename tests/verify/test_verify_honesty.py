@@ -317,6 +317,7 @@ for _module, _body in BAD_DECLARATIONS.items():
 DECLARATIONS_RAISED = "reading its declarations (name, capabilities, conventions, dtype, version()) raised"
 
 
+@pytest.mark.usefixtures("suite_never_starts")
 @pytest.mark.parametrize(
     ("arguments", "message"),
     [
