@@ -207,3 +207,12 @@ def test_operand_overflow_message(engine: Engine, example: dict[str, Any]) -> No
     with pytest.raises(OverflowError) as refused:
         operation(example)(None)
     assert example["message"] == str(refused.value)
+
+
+@pytest.mark.spec("S05.rule.vector-shape")
+@pytest.mark.parametrize("example", row("S05.rule.vector-shape")["examples"])
+def test_vector_shape_example(engine: Engine, example: dict[str, Any]) -> None:
+    """Vector([1, 2, 3]) has shape (3,) and length 3; Vector([0.5]) has (1,)."""
+    require(engine, "shapes")
+    vector = Vector(example["elements"])
+    assert (tuple(example["shape"]), example["shape"][0]) == (vector.shape, len(vector))

@@ -166,6 +166,23 @@ def test_contract_row(engine: Engine, spec_row: SpecRow, data: st.DataObject) ->
         assert_refused(row(failure_id), ATTEMPTS[failure_id](case))
 
 
+@pytest.mark.spec("S05.rule.vector-shape")
+@given(elements=st.lists(s.finite_floats, min_size=1, max_size=8), data=st.data())
+def test_a_vector_keeps_the_shape_it_was_built_with(
+    engine: Engine, elements: list[float], data: st.DataObject
+) -> None:
+    """Vector(elements) has shape (D,) and length D = len(elements), before and after add and dot read it;
+    a Matrix has (M, K)."""
+    require(engine, "shapes")
+    vector, other = Vector(elements), Vector(data.draw(s.matrix_rows(1, len(elements)))[0])
+    before = (vector.shape, len(vector))
+    vector.add(other)
+    vector.dot(other)
+    assert ((len(elements),), len(elements)) == before == (vector.shape, len(vector))
+    m, k = data.draw(s.small_dim), data.draw(s.small_dim)
+    assert (m, k) == Matrix(data.draw(s.matrix_rows(m, k))).shape
+
+
 @pytest.mark.spec("S05.rule.matmul-shape")
 @given(data=st.data())
 def test_matmul_shape_and_entries(engine: Engine, data: st.DataObject) -> None:

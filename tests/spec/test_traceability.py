@@ -83,3 +83,11 @@ def test_suite_is_read_from_the_directory() -> None:
         suite_of("tests/meta/golden.py::t"),
         suite_of("tests/meta/test_x.py::t[tests/golden/y]"),
     )
+
+
+def test_every_decision_row_says_why() -> None:
+    """A row the seeds do not state (origin decision) carries its reason in `note`: a reader can tell a
+    decision from the seed's word, and why it was taken."""
+    decisions = [r for r in all_rows() if r["origin"] == "decision"]
+    unexplained = [r.id for r in decisions if not str(r.get("note", "")).strip()]
+    assert [] == unexplained
