@@ -20,15 +20,14 @@ from contracts.spec_suite.cases.stage06 import (
 )
 from contracts.spec_suite.cases.tensor import require_reference
 from contracts.spec_suite.spec_rows import (
-    FLOAT64,
     OWN_TYPES,
     assert_engine_gives,
+    assert_hand_case,
     example_params,
     reference_only,
     require,
     row,
     tolerance,
-    tolerance_for,
 )
 from contracts.tensor import Tensor, add
 from contracts.tensor.norm import rms_norm
@@ -46,21 +45,8 @@ def prepared(example: dict[str, Any]) -> tuple[list[np.ndarray], np.ndarray | No
     )
 
 
-def assert_example(
-    actual: tuple[np.ndarray, tuple[np.ndarray, ...]],
-    example: dict[str, Any],
-    dtype: str = FLOAT64,
-    gave: str = "engine",
-) -> None:
-    """The value and the gradients of x and w the hand case gives, labelled as computed by `gave`."""
-    value, grads = actual
-    within = tolerance_for(dtype, "example")
-    says = "the hand case"
-    assert_engine_gives(np.asarray(example["value"]), value, **within, what="value", source=says, gave=gave)
-    expected = {name: np.asarray(example["grads"][name]) for name in ("x", "w")}
-    assert len(expected) == len(grads)
-    for (name, want), grad in zip(expected.items(), grads, strict=True):
-        assert_engine_gives(want, grad, **within, what=f"d/d{name}", source=says, gave=gave)
+# the norm's hand cases: value and gradients at the example tolerance, gradients of x then of the gain (w)
+NORM_CASE: dict[str, Any] = {"value_comparison": "example", "grad_names": ("x", "w")}
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([GRADIENT]))
@@ -68,8 +54,12 @@ def test_gradient_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     """Each hand case: the spec's expressions and the engine give its value, dx and dgain."""
     require(engine, "tensor.rms_norm", spec_row.id)
     inputs, upstream, kwargs = prepared(example)
-    assert_example(spec_vjp_with(spec_row, inputs, upstream, kwargs), example, gave="the spec's expressions")
-    assert_example(engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example, engine.dtype)
+    assert_hand_case(
+        spec_vjp_with(spec_row, inputs, upstream, kwargs), example, gave="the spec's expressions", **NORM_CASE
+    )
+    assert_hand_case(
+        engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example, engine.dtype, **NORM_CASE
+    )
 
 
 @reference_only(OWN_TYPES)
@@ -81,7 +71,7 @@ def test_residual_example(engine: Engine, spec_row: SpecRow, example: dict[str, 
     x, gain = Tensor(x_data, requires_grad=True), Tensor(gain_data, requires_grad=True)
     y = add(x, rms_norm(x, gain, kwargs["eps"]))
     y.backward(upstream)
-    assert_example((y.data, (x.grad, gain.grad)), example, gave="the reference")
+    assert_hand_case((y.data, (x.grad, gain.grad)), example, gave="the reference", **NORM_CASE)
 
 
 @pytest.mark.parametrize(
@@ -92,7 +82,9 @@ def test_eps_at_zero_example(engine: Engine, spec_row: SpecRow, example: dict[st
     """At x = 0: y = 0, dx = g ⊙ w / sqrt(eps) (eps = 1e-12 amplifies by 1e6), dgain = 0."""
     require(engine, "tensor.rms_norm", spec_row.id)
     inputs, upstream, kwargs = prepared(example)
-    assert_example(engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example, engine.dtype)
+    assert_hand_case(
+        engine.tensor_vjp_with("rms_norm", inputs, upstream, kwargs), example, engine.dtype, **NORM_CASE
+    )
 
 
 @pytest.mark.parametrize(("spec_row", "example"), example_params([row("S08.rule.grad-bound")]))

@@ -114,7 +114,7 @@ def test_an_install_without_the_spec_suite_is_a_clear_error(monkeypatch: pytest.
         "find_spec",
         lambda name: None if name.startswith("contracts.spec_suite") else real(name),
     )
-    message = "this install of contracts has no spec suite (contracts.spec_suite.properties): reinstall it"
+    message = "this install of contracts has no contracts.spec_suite.properties: reinstall it"
     with pytest.raises(VerifyError, match=f"^{re.escape(message)}$"):
         runner.suite_root()
 

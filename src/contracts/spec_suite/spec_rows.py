@@ -442,3 +442,33 @@ def assert_engine_gives(
     raise AssertionError(
         f"{where}{gave} gave {shown(engine_gave)!r}, {source} says {shown(spec_says)!r} {tolerance}"
     )
+
+
+def assert_hand_case(
+    actual: tuple[Any, tuple[Any, ...]],
+    example: Mapping[str, Any],
+    dtype: str = FLOAT64,
+    gave: str = "engine",
+    *,
+    value_comparison: str = "value",
+    grad_names: Sequence[str] | None = None,
+) -> None:
+    """A gradient row's hand case: the value and each gradient (the example's `grads`, in `grad_names`'
+    order or its own) as `gave` computed them, each labelled (assert_engine_gives)."""
+    value, grads = actual
+    says = "the hand case"
+    expected_value = np.asarray(example["value"])
+    assert_engine_gives(
+        expected_value,
+        np.reshape(value, expected_value.shape),
+        **tolerance_for(dtype, value_comparison),
+        what="value",
+        source=says,
+        gave=gave,
+    )
+    names = list(grad_names if grad_names is not None else example["grads"])
+    assert len(names) == len(grads)
+    within = tolerance_for(dtype, "example")
+    for name, grad in zip(names, grads, strict=True):
+        want = np.asarray(example["grads"][name])
+        assert_engine_gives(want, grad, **within, what=f"d/d{name}", source=says, gave=gave)

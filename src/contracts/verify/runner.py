@@ -29,6 +29,7 @@ import contracts
 import contracts.verify.profiles as profiles
 from contracts.engines import SHIPPED, selected_name
 from contracts.spec import SpecError, SpecRow, load_rows, spec_dir
+from contracts.spec.loader import package_dir
 from contracts.verify.output import EXIT_OUTPUT, OutputError, unwritable, write_whole
 from contracts.verify.records import Record
 from contracts.verify.report import LEVELS, Report, Rerun, aggregate, reported_test, unknown_ids
@@ -92,12 +93,12 @@ def suite_ini() -> Path:
 
 
 def package_location(name: str) -> Path:
-    """Where a package of this install lives, or VerifyError saying the install is broken."""
-    found = importlib.util.find_spec(name)
-    locations = None if found is None else found.submodule_search_locations
-    if not locations:  # a part of this package: only a broken install lacks it
-        raise VerifyError(f"this install of contracts has no spec suite ({name}): reinstall it")
-    return Path(next(iter(locations))).resolve()
+    """Where a package of this install lives (the spec loader's lookup), or VerifyError saying the
+    install is broken."""
+    try:
+        return package_dir(name)
+    except SpecError as error:
+        raise VerifyError(str(error)) from None
 
 
 def package_root() -> Path:
