@@ -472,3 +472,17 @@ def assert_hand_case(
     for name, grad in zip(names, grads, strict=True):
         want = np.asarray(example["grads"][name])
         assert_engine_gives(want, grad, **within, what=f"d/d{name}", source=says, gave=gave)
+
+
+def assert_naive_form(example_says: Any, naive: Any) -> None:
+    """The naive composition (the form a stable op replaces) gives the example's value, nan included:
+    the example shows what the stable form avoids."""
+    assert_engine_gives(
+        np.ravel(example_says),
+        np.ravel(naive),
+        rel=1e-6,
+        abs=1e-12,
+        nan_ok=True,
+        gave="the naive form",
+        source="the example",
+    )
