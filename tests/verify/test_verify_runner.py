@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -409,6 +410,24 @@ def test_run_pytest_in_a_real_child(tmp_path: Path) -> None:
     script += "sys.exit(1)"
     code, results = run_pytest([sys.executable, "-c", script, str(out)], ROOT, out, log, progress=False)
     assert (1, {"tests": []}, str(ROOT)) == (code, results, log.read_text().strip())
+
+
+def test_a_child_kept_alive_by_a_thread_is_stopped_once_its_results_are_written(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An engine that starts a non-daemon thread keeps pytest's process alive after the suite ended:
+    verify stops it LINGER_LIMIT seconds after the results appear and takes the code they hold."""
+    monkeypatch.setattr(runner, "LINGER_LIMIT", 0.5)
+    out, log = tmp_path / "out.json", tmp_path / "log.txt"
+    script = (
+        "import json, sys, threading, time; json.dump({'exitstatus': 0, 'tests': []}, open(sys.argv[1], 'w'))"
+    )
+    script += "; threading.Thread(target=time.sleep, args=(600,)).start()"
+    started = time.monotonic()
+    code, results = run_pytest([sys.executable, "-c", script, str(out)], ROOT, out, log, progress=True)
+    assert (0, {"exitstatus": 0, "tests": []}) == (code, results)
+    assert time.monotonic() - started < 60
+    assert "pytest had not ended 0.5 s after writing its results" in capsys.readouterr().err
 
 
 def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path) -> None:

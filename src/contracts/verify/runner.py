@@ -47,6 +47,8 @@ QUICK_DEPTH = 10_000  # the deep-graph rows' chain under --quick (the spec asks 
 # FEWEST_SAMPLES (448, contracts.spec_suite.cases.stage07: still rejects a variance half or twice its target)
 QUICK_SAMPLES = 512
 STOP_GRACE = 10.0  # seconds pytest gets to end after SIGTERM before it is killed
+LINGER_LIMIT = 30.0  # seconds pytest gets to end once its results are written (its summary, its exit)
+POLL_INTERVAL = 0.1  # seconds between looks at a running child
 LOAD_LIMIT = 120.0  # seconds the probe child may take to load the engine (torch: a few)
 
 
@@ -343,12 +345,34 @@ def run_pytest(
         )
         try:
             with signals_interrupt():
-                code = child.wait()
+                code = wait_past_results(child, out, progress)
         finally:
             if child.poll() is None:
                 stop(child)
     results: dict[str, Any] | None = json.loads(out.read_bytes()) if out.is_file() else None
     return code, results
+
+
+def wait_past_results(child: subprocess.Popen[bytes], out: Path, progress: bool) -> int:
+    """The child's exit code. Once its results are written, it gets LINGER_LIMIT seconds to end: a
+    non-daemon thread an engine started would keep it alive for ever, and the results are complete;
+    then it is stopped and the code its results hold is taken."""
+    written_at: float | None = None
+    while (code := child.poll()) is None:
+        now = time.monotonic()
+        if written_at is None and out.is_file():
+            written_at = now
+        if written_at is not None and now - written_at > LINGER_LIMIT:
+            stop(child)
+            if progress:
+                print(
+                    f"verify: pytest had not ended {LINGER_LIMIT:g} s after writing its results "
+                    "(a thread the engine started?): stopped it",
+                    file=sys.stderr,
+                )
+            return int(json.loads(out.read_bytes())["exitstatus"])
+        time.sleep(POLL_INTERVAL)
+    return code
 
 
 def worker_count(value: str | None) -> int:
