@@ -582,17 +582,18 @@ def test_torch_declares_what_it_lacks_and_why() -> None:
 def test_engine_selection(monkeypatch: pytest.MonkeyPatch) -> None:
     """--impl wins over CONTRACTS_IMPL, which wins over the reference; a module path without a class
     loads its `Engine`; the class is everything after the first colon."""
-    from contracts.engines import selected_name
+    from contracts.engines import UnknownEngineError, selected_name
 
     monkeypatch.delenv("CONTRACTS_IMPL", raising=False)
     assert "reference" == selected_name()
     monkeypatch.setenv("CONTRACTS_IMPL", "torch")
     assert ("torch", "micrograd") == (selected_name(None), selected_name("micrograd"))
     assert "abstract" == load_engine("contracts.engines.base").name
-    with pytest.raises(AttributeError):
+    with pytest.raises(UnknownEngineError, match="has no attribute 'Engine:x'"):
         load_engine("contracts.engines.base:Engine:x")
     with pytest.raises(
-        TypeError, match=r"^json:JSONDecoder must produce a contracts\.engines\.base\.Engine, got "
+        UnknownEngineError,
+        match=r"^TypeError: json:JSONDecoder must produce a contracts\.engines\.base\.Engine, got ",
     ):
         load_engine("json:JSONDecoder")
 
