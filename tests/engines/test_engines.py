@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import ClassVar
 
 import numpy as np
@@ -725,3 +726,25 @@ def test_unknown_family_message_lists_the_known_families_comma_separated() -> No
         "misnamed: error_families maps EngineRefusalError onto 'Shape_Error', which no spec failure row "
         "raises (known: IndexError, ShapeError, ValueError)"
     ) == str(raised.value)
+
+
+def test_an_adapter_whose_own_import_fails_is_not_an_unknown_engine(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An adapter module that exists but imports a module that does not (its engine moved one) raises
+    that ModuleNotFoundError as it is; a module that does not exist is UnknownEngineError."""
+    from contracts.engines import UnknownEngineError
+
+    (tmp_path / "adapter_of_a_moved_engine.py").write_text(
+        "import no_such_moved_engine_module\n", encoding="utf-8"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ModuleNotFoundError) as raised:
+        load_engine("adapter_of_a_moved_engine:Engine")
+    assert ("no_such_moved_engine_module", False) == (
+        raised.value.name,
+        isinstance(raised.value, UnknownEngineError),
+    )
+    with pytest.raises(UnknownEngineError) as unknown:
+        load_engine("no_such_adapter.sub:Engine")
+    assert str(unknown.value).startswith("ModuleNotFoundError: No module named 'no_such_adapter'")

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import pytest
 
 from contracts import CountingValue, EmbeddingPlan, Matrix, Value, Vector
+from contracts.core.bounds import VALUE_LIMIT
 from contracts.engines import Engine
 from contracts.spec import SpecRow, evaluate
 from contracts.spec_suite.cases.stage05 import ATTEMPTS, MEASURE, operation
@@ -193,10 +195,31 @@ def test_initializer_positions_example(engine: Engine) -> None:
 @pytest.mark.spec("S05.rule.operand-bound")
 @pytest.mark.parametrize("example", row("S05.rule.operand-bound")["examples"])
 def test_operand_bound_example(engine: Engine, example: dict[str, Any]) -> None:
-    """Operands whose bound is at most half of float64's max are computed, up to a sum exactly at it."""
+    """Operands whose bound is at most half of float64's max are computed, up to a sum exactly at it; the
+    example's bound is where the operation turns: its operands scaled to put that bound just above the
+    limit are refused, just below it computed (add's bound grows with the scale, dot's and matmul's
+    with its square)."""
     require(engine, "shapes")
     result: Any = operation(example)(None)
     assert example["value"] == (result.data if isinstance(result, Value) else result.data())
+    ratio = VALUE_LIMIT / example["bound"]
+    scale = ratio if example["op"] == "add" else math.sqrt(ratio)
+    below, above = (scaled(example, scale * (1 + sign * 1e-9)) for sign in (-1, 1))
+    operation(below)(None)
+    with pytest.raises(OverflowError):
+        operation(above)(None)
+
+
+def scaled(example: dict[str, Any], factor: float) -> dict[str, Any]:
+    """The example with every operand element multiplied by factor."""
+    keys = ("x", "y") if example["op"] in ("add", "dot") else ("a", "b")
+    grown = {
+        key: [[v * factor for v in r] for r in example[key]]
+        if example["op"] == "matmul"
+        else [v * factor for v in example[key]]
+        for key in keys
+    }
+    return {**example, **grown}
 
 
 @pytest.mark.spec("S05.fail.operand-overflow", "S05.rule.messages")

@@ -430,7 +430,7 @@ def test_a_child_kept_alive_by_a_thread_is_stopped_once_its_results_are_written(
 
 def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path) -> None:
     """With every argument bad, preflight names --contracts-impl, then --output, --pytest-log,
-    -n, --timeout, each once the ones before it are mended: one line, the same argument whatever else is
+    -n, --timeout, -k, each once the ones before it are mended: one line, the same argument whatever else is
     wrong."""
     missing = str(tmp_path / "no" / "such" / "dir" / "file")
     bad: dict[str, Any] = {
@@ -439,12 +439,15 @@ def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path)
         "pytest_log": missing,
         "workers": "-1",
         "timeout": "0",
+        "keyword": "(",
     }
     expected = [
         f"--output {missing}: cannot write there (no directory {Path(missing).parent})",
         f"--pytest-log {missing}: cannot write there (no directory {Path(missing).parent})",
         "-n '-1': must be a number of workers (0 to 512), auto or logical",
         "--timeout '0': must be a number of seconds above 0, at most 86400",
+        "-k '(': not a pytest match expression: expected not OR left parenthesis OR identifier; "
+        "got end of input",
     ]
     seen = []
     for mended in range(len(bad)):
