@@ -294,3 +294,19 @@ def test_a_report_past_the_size_limit_is_refused(tmp_path: Path, capsys: pytest.
         f"contracts matrix: {path}: cannot read the report: larger than {limit} bytes\n"
         == capsys.readouterr().err
     )
+
+
+def test_a_read_that_fails_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A regular file whose read fails (a disk error) is one line naming the OS's reason, exit 2."""
+    path = write(tmp_path, "r.json", REFERENCE)
+
+    def failing(descriptor: int, size: int) -> bytes:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr(os, "read", failing)
+    assert 2 == main([str(path)])
+    assert (
+        f"contracts matrix: {path}: cannot read the report: Input/output error\n" == capsys.readouterr().err
+    )

@@ -411,11 +411,13 @@ def test_run_pytest_in_a_real_child(tmp_path: Path) -> None:
     assert (1, {"tests": []}, str(ROOT)) == (code, results, log.read_text().strip())
 
 
+@pytest.mark.parametrize("progress", [True, False])
 def test_a_child_kept_alive_by_a_thread_is_stopped_once_its_results_are_written(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], progress: bool
 ) -> None:
     """An engine that starts a non-daemon thread keeps pytest's process alive after the suite ended:
-    verify stops it LINGER_LIMIT seconds after the results appear, says so, and takes the code they hold.
+    verify stops it LINGER_LIMIT seconds after the results appear, says so (with progress on), and takes
+    the code they hold.
     (The thread sleeps 5 s: a verify that waited for it would see the process end by itself, unstopped.)"""
     monkeypatch.setattr(runner, "LINGER_LIMIT", 0.5)
     out, log = tmp_path / "out.json", tmp_path / "log.txt"
@@ -423,9 +425,10 @@ def test_a_child_kept_alive_by_a_thread_is_stopped_once_its_results_are_written(
         "import json, sys, threading, time; json.dump({'exitstatus': 3, 'tests': []}, open(sys.argv[1], 'w'))"
     )
     script += "; threading.Thread(target=time.sleep, args=(5,)).start()"
-    code, results = run_pytest([sys.executable, "-c", script, str(out)], ROOT, out, log, progress=True)
+    code, results = run_pytest([sys.executable, "-c", script, str(out)], ROOT, out, log, progress=progress)
     assert (3, {"exitstatus": 3, "tests": []}) == (code, results)
-    assert "pytest had not ended 0.5 s after writing its results" in capsys.readouterr().err
+    said = "pytest had not ended 0.5 s after writing its results" in capsys.readouterr().err
+    assert progress == said
 
 
 def test_preflight_names_the_first_bad_argument_in_a_fixed_order(tmp_path: Path) -> None:
