@@ -30,7 +30,7 @@ import json
 import re
 import sys
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -128,12 +128,19 @@ def ci_timing() -> str:
     return note + table(["environment", "time", "of which", "result"], rows)
 
 
-def gated_prefixes() -> list[str]:
-    """The `--only` prefixes of the mutmut gate in tox's mutation environment (tox.ini)."""
+def gated_prefixes(option: str = "--only") -> list[str]:
+    """The prefixes given with option (--only or --except) to the mutmut gate in tox's mutation
+    environment (tox.ini)."""
     tox = configparser.ConfigParser(interpolation=None)
     tox.read(ROOT / "tox.ini", encoding="utf-8")
     words = tox["testenv:mutation"]["commands"].split()
-    return [words[index + 1] for index, word in enumerate(words[:-1]) if word == "--only"]
+    return [words[index + 1] for index, word in enumerate(words[:-1]) if word == option]
+
+
+def gate_scope(only: Sequence[str], skip: Sequence[str]) -> str:
+    """What the CI gate judges, in words."""
+    scope = f"the functions of {', '.join(f'`{p}`' for p in only)}" if only else "every function"
+    return scope + (f" but those of {', '.join(f'`{p}`' for p in skip)}" if skip else "")
 
 
 def mutation_figures() -> str:
@@ -144,13 +151,13 @@ def mutation_figures() -> str:
         return "No mutation cache yet.\n"
     functions: dict[str, Any] = json.loads(cache_path.read_text(encoding="utf-8"))["functions"]
     listed = load_listed(ROOT / "tools" / "mutation" / "equivalents.toml")
-    gated = tuple(gated_prefixes())
+    gated, skipped = tuple(gated_prefixes()), tuple(gated_prefixes("--except"))
     packages: dict[str, Counter[str]] = {}
     every: Counter[str] = Counter()
     gate: Counter[str] = Counter()
     for name, entry in functions.items():
         owners = [packages.setdefault(".".join(name.split(".")[:2]), Counter()), every]
-        if gated and name.startswith(gated):
+        if (not gated or name.startswith(gated)) and not name.startswith(skipped):
             owners.append(gate)
         for count in owners:
             count["mutants"] += entry["mutants"]
@@ -173,8 +180,8 @@ def mutation_figures() -> str:
     header = ["package", "functions", "mutants", "killed", *statuses, "score"]
     note = (
         f"The committed cache (`tools/mutation/cache.json`): {len(functions)} functions. The CI gate judges "
-        f"the functions of {', '.join(f'`{prefix}`' for prefix in gated)} (tox's `mutation` environment); "
-        "there every mutant is killed or listed as an equivalent with its reason, or the gate fails.\n\n"
+        f"{gate_scope(gated, skipped)} (tox's `mutation` environment); there every mutant is killed or "
+        "listed as an equivalent with its reason, or the gate fails.\n\n"
     )
     return note + table(header, rows)
 

@@ -30,9 +30,12 @@ class FakeMutmut:
     """Runs nothing: a mutant survives when its change is in `survivors`, else it is killed; a
     function is covered by the test files that name it. Records what it was asked to run."""
 
-    def __init__(self, root: Path, survivors: Sequence[str] = ("x * 2", "x / 3")) -> None:
+    def __init__(
+        self, root: Path, survivors: Sequence[str] = ("x * 2", "x / 3"), reads: bool = False
+    ) -> None:
         self.root = root
         self.survivors = survivors
+        self.reads = reads  # record the rows each test file names as the rows it reads
         self.runs: list[tuple[list[str], list[str] | None]] = []
         self.finish = True
 
@@ -53,7 +56,8 @@ class FakeMutmut:
             statuses[mutant.name] = "no tests" if not files else "survived" if survived else "killed"
             if not self.finish:
                 statuses[mutant.name] = "not checked"
-        return Outcome(statuses, covering)
+        rows_read = {t: set(re.findall(r"R\.\w+(?::\w+)?", (self.root / t).read_text())) for t in chosen}
+        return Outcome(statuses, covering, rows_read if self.reads else {})
 
     def functions_run(self) -> list[str]:
         return sorted({f for functions, _ in self.runs for f in functions})
@@ -201,6 +205,21 @@ def test_only_judges_the_named_functions_and_its_refresh_command_names_them(
     assert [] == fake.runs
 
 
+def test_except_leaves_the_named_functions_unjudged_and_says_how_many_mutants(
+    recorded: tuple[Layout, FakeMutmut], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With half's survivors unlisted, `gate --except tiny.arith.half` passes, naming the two mutants
+    it did not judge; over the limit, its refresh command carries the same --except."""
+    layout, fake = recorded
+    (layout.root / "equivalents.toml").write_text("")
+    assert 0 == main(["gate", "--except", "tiny.arith.half"], layout, fake)
+    assert "mutation: not judged here: 2 mutants of tiny.arith.half (--except)\n" in capsys.readouterr().out
+    (layout.root / "tests/test_logic.py").write_text(TESTS["test_logic.py"] + "\n")
+    assert 1 == main(["gate", "--except", "tiny.arith.half", "--limit", "0"], layout, fake)
+    assert "`python -m tools.mutation update --except tiny.arith.half`" in capsys.readouterr().out
+    assert [] == fake.runs
+
+
 def test_a_changed_environment_reruns_everything_against_every_test(
     recorded: tuple[Layout, FakeMutmut],
 ) -> None:
@@ -289,10 +308,90 @@ def test_a_spec_edit_that_says_nothing_new_stales_only_the_functions_reading_its
     assert ["tiny.logic.Box.size"] == fake.functions_run()
 
 
-def test_a_changed_row_value_stales_every_function(with_spec: tuple[Layout, FakeMutmut]) -> None:
-    """One example value of one row changed: every function's tests read the spec, so all run again."""
+def test_a_changed_row_value_stales_every_function_when_no_run_recorded_what_tests_read(
+    with_spec: tuple[Layout, FakeMutmut],
+) -> None:
+    """One example value of one row changed, and no stats pass recorded which rows the test files
+    read: any of them may read it, so every function runs again."""
     layout, fake = with_spec
     spec = layout.root / "specs" / "tiny.toml"
     spec.write_text(SPEC.replace("value = 2", "value = 3"), encoding="utf-8")
     assert 0 == main(["update"], layout, fake)
     assert ["tiny.arith.add", "tiny.arith.half", "tiny.logic.Box.size"] == fake.functions_run()
+
+
+@pytest.fixture
+def with_reads(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> tuple[Layout, FakeMutmut]:
+    """The tiny project with a spec whose row R.one test_arith.py reads (and no file reads R.two);
+    no function reads the spec's text."""
+    project(tmp_path)
+    (tmp_path / "tests" / "test_arith.py").write_text(TESTS["test_arith.py"] + "# reads R.one\n")
+    (tmp_path / "specs").mkdir()
+    (tmp_path / "specs" / "tiny.toml").write_text(SPEC, encoding="utf-8")
+    layout = Layout(tmp_path, "src/tiny", (), ("tests",), ("specs",), (), "cache.json", "equivalents.toml")
+    fake = FakeMutmut(tmp_path, reads=True)
+    assert 0 == main(["update"], layout, fake)
+    fake.runs.clear()
+    capsys.readouterr()
+    return layout, fake
+
+
+def test_a_changed_row_stales_only_the_functions_whose_tests_read_it(
+    with_reads: tuple[Layout, FakeMutmut],
+) -> None:
+    """R.two's title changed: no test file read it, nothing runs; R.one's example changed: the
+    functions test_arith.py covers run again, Box.size (test_logic.py) keeps its verdicts."""
+    layout, fake = with_reads
+    spec = layout.root / "specs" / "tiny.toml"
+    spec.write_text(SPEC.replace('title = "two"', 'title = "deux"'), encoding="utf-8")
+    assert 0 == main(["update"], layout, fake)
+    assert [] == fake.runs
+    spec.write_text(SPEC.replace('title = "two"', 'title = "deux"').replace("value = 2", "value = 3"))
+    assert 0 == main(["update"], layout, fake)
+    assert ["tiny.arith.add", "tiny.arith.half"] == fake.functions_run()
+
+
+def test_a_field_read_alone_stales_only_on_that_fields_change(with_reads: tuple[Layout, FakeMutmut]) -> None:
+    """test_logic.py reads R.two's title only: a field added to R.two changes nothing for it; the title
+    changed reruns Box.size."""
+    layout, fake = with_reads
+    (layout.root / "tests/test_logic.py").write_text(TESTS["test_logic.py"] + "# reads R.two:title\n")
+    assert 0 == main(["update"], layout, fake)
+    fake.runs.clear()
+    spec = layout.root / "specs" / "tiny.toml"
+    spec.write_text(SPEC + 'note = "new"\n', encoding="utf-8")
+    assert 0 == main(["update"], layout, fake)
+    assert [] == fake.runs
+    spec.write_text(SPEC.replace('title = "two"', 'title = "deux"') + 'note = "new"\n', encoding="utf-8")
+    assert 0 == main(["update"], layout, fake)
+    assert ["tiny.logic.Box.size"] == fake.functions_run()
+
+
+def test_a_rows_kind_or_a_new_row_stales_every_function(with_reads: tuple[Layout, FakeMutmut]) -> None:
+    """Which rows exist and their kinds decide what every parametrized test selects: a row added
+    runs every function again."""
+    layout, fake = with_reads
+    spec = layout.root / "specs" / "tiny.toml"
+    spec.write_text(SPEC + '\n[[rows]]\nid = "R.three"\n', encoding="utf-8")
+    assert 0 == main(["update"], layout, fake)
+    assert ["tiny.arith.add", "tiny.arith.half", "tiny.logic.Box.size"] == fake.functions_run()
+
+
+def test_a_data_file_stales_only_the_functions_whose_tests_name_it(
+    with_reads: tuple[Layout, FakeMutmut],
+) -> None:
+    """A README under tests/ no test names changes nothing; a data file test_logic.py names by its
+    file name reruns the function that file covers (and rechecks half's survivors against it)."""
+    layout, fake = with_reads
+    (layout.root / "tests" / "README.md").write_text("where a new test goes\n")
+    (layout.root / "tests" / "pins.json").write_text("{}\n")
+    (layout.root / "tests" / "test_logic.py").write_text(TESTS["test_logic.py"] + "PINS = 'pins.json'\n")
+    assert 0 == main(["update"], layout, fake)
+    fake.runs.clear()
+    (layout.root / "tests" / "README.md").write_text("where a new test goes, and why\n")
+    assert 0 == main(["update"], layout, fake)
+    assert [] == fake.runs
+    (layout.root / "tests" / "pins.json").write_text('{"a": 1}\n')
+    assert 0 == main(["update"], layout, fake)
+    half, size = ["tiny.arith.half"] * 2, ["tiny.logic.Box.size"] * 2  # half's survivors: rechecked
+    assert [([*half, *size], ["tests/test_logic.py"])] == fake.runs

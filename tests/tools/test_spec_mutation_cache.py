@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tools.mutation import cache as mutation_cache
 from tools.mutation.cache import Layout
 from tools.spec_mutation import cache, incremental, main
 from tools.spec_mutation.catalog import RowMutants
@@ -185,6 +186,29 @@ def test_a_source_edit_runs_every_row_and_the_edited_function_against_its_tests(
     guards.write_text(guards.read_text() + "\n\ndef third(x):\n    if x:\n        raise ValueError(x)\n")
     assert ["contracts.guards.third"] == rerun(project)[1]
     assert RunOptions(project.root, project.root).statement_suite == project.suites[-1]
+
+
+def test_with_mutmuts_coverage_a_source_edit_runs_only_the_rows_whose_tests_call_it(
+    project: FakeRuns,
+) -> None:
+    """mutmut's cache saw test_odd.py call positive and test_small.py call small: an edit of small
+    runs no row; an edit of positive runs X.cost.odd (not X.cost.even); a new module constant, outside
+    every tracked function, runs every row."""
+    entry = mutation_cache.Entry("s", "t", ("src/contracts/spec_suite/test_odd.py",), 1)
+    functions = {
+        "contracts.guards.positive": entry,
+        "contracts.guards.small": mutation_cache.Entry("s", "t", ("tests/test_small.py",), 1),
+    }
+    (project.root / "tools/mutation").mkdir(parents=True)
+    mutation_cache.save(mutation_cache.Cache("e", {}, functions), project.root / "tools/mutation/cache.json")
+    verdicts(project)
+    guards = project.root / "src/contracts/guards.py"
+    guards.write_text(GUARDS.replace("if x > 9:", "if x > 9 + 0:"))
+    assert ([], ["contracts.guards.small"]) == rerun(project)
+    guards.write_text(guards.read_text().replace("if x < 0:", "if x < 0 + 0:"))
+    assert (["X.cost.odd"], ["contracts.guards.positive"]) == rerun(project)
+    guards.write_text("LIMIT = 9\n" + guards.read_text())
+    assert ["X.cost.odd", "X.cost.even"] == rerun(project)[0]
 
 
 def test_a_row_whose_tests_fail_unmutated_is_never_cached(project: FakeRuns) -> None:

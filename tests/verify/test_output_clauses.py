@@ -94,13 +94,16 @@ def test_a_failure_in_clauses_is_charged_to_the_rows_whose_clause_failed() -> No
 
 def test_a_failure_in_clauses_shows_once_among_the_causes_for_both_failed_rows() -> None:
     """The report's causes list the failing test's first line once, for the two rows whose clauses
-    failed (x and w) and for no other."""
+    failed (x and w) and for no other, with the command that reruns that test."""
     assert [
         {
             "signature": "ClauseError: A.rule.x: x is off",
             "test": None,
             "rows": ["A.rule.x", "A.rule.w"],
             "tests": [PROPERTY.format("t")],
+            "raised_as": None,
+            "call": None,
+            "repro": f"pytest {PROPERTY.format('t')} --contracts-impl fake --hypothesis-profile=ci",
         }
     ] == document(FAILED_IN_CLAUSES, "xwyz")["causes"]
 

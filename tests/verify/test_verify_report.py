@@ -727,7 +727,7 @@ def test_every_format_says_what_was_selected_and_when_nothing_was_verified() -> 
 
 def test_the_report_opens_with_the_verdict_per_level_and_category() -> None:
     """Before the row table: the claim, then per level its verdict and per category the engine's checks
-    run, passed, failed, not run and n/a, then each failed row of the claim with its causes."""
+    run, passed, failed, not run and n/a, then the failed rows of the claim grouped by cause."""
     report = make_report(RECORDS, level="refusals")
     lines = format_table(report).splitlines()
     start = lines.index(
@@ -742,10 +742,10 @@ def test_the_report_opens_with_the_verdict_per_level_and_category() -> None:
     ] == [line.split() for line in lines[start + 1 : start + 6]]
     assert [
         "",
-        "failed at the claimed level:",
-        "  A.fail.bad (refusals, refusal): fails",
-        "    - assert 1 == 2",
+        "failed at the claimed level: 1 row, 1 cause",
+        "  1. assert 1 == 2 (in tests/properties/test_x.py::test_bad)",
+        "     rows: A.fail.bad",
     ] == (lines[start + 6 : start + 10])
     markdown = format_markdown(report)
     assert "|  |  | gradient | 2 | 2 | 0 | 0 | 0 |" in markdown
-    assert "  A.fail.bad (refusals, refusal): fails" in markdown
+    assert "  1. assert 1 == 2 (in tests/properties/test_x.py::test_bad)" in markdown

@@ -69,9 +69,16 @@ def judge(
     return gate("mutation", keyed, existing, listed, threshold, layout.equivalents, extra)
 
 
-def chosen(today: Mapping[str, list[Mutant]], only: Sequence[str]) -> dict[str, list[Mutant]]:
-    """The functions whose dotted name starts with one of the prefixes (none given: every function)."""
-    return {name: mutants for name, mutants in today.items() if not only or name.startswith(tuple(only))}
+def chosen(
+    today: Mapping[str, list[Mutant]], only: Sequence[str], skip: Sequence[str] = ()
+) -> dict[str, list[Mutant]]:
+    """The functions whose dotted name starts with one of the `only` prefixes (none given: every
+    function) and with none of the `skip` prefixes."""
+    return {
+        name: mutants
+        for name, mutants in today.items()
+        if (not only or name.startswith(tuple(only))) and not name.startswith(tuple(skip))
+    }
 
 
 def run_and_gate(
@@ -84,11 +91,16 @@ def run_and_gate(
     full_selection: bool = False,
     threshold: float = THRESHOLD,
     only: Sequence[str] = (),
+    skip: Sequence[str] = (),
 ) -> int:
     """The gate (limit set, nothing written) or the update (no limit, the cache written), over every
-    function or those `only` names (their verdicts judged; stale listings judged against every mutant)."""
+    function or those `only` names, but those `skip` names (their verdicts judged; stale listings
+    judged against every mutant)."""
     every = today_of(layout)
-    today = chosen(every, only)
+    today = chosen(every, only, skip)
+    for prefix in skip:
+        left = sum(len(mutants) for name, mutants in every.items() if name.startswith(prefix))
+        print(f"mutation: not judged here: {left} mutants of {prefix} (--except)", flush=True)
     files = mutation_cache.test_root_files(layout)
     environment = mutation_cache.environment_hash(layout)
     loaded = mutation_cache.load(layout.path(layout.cache))
@@ -100,6 +112,7 @@ def run_and_gate(
     # the refresh runs what this gate judges: with the whole package in the cache, a bare `update`
     # after a spec edit would rerun every function, not only the gated ones
     refresh = REFRESH + "".join(f" --only {prefix}" for prefix in only)
+    refresh += "".join(f" --except {prefix}" for prefix in skip)
     if limit is not None and len(to_run) > limit:
         for function in sorted(planned.stale)[:20]:
             print(f"  stale: {function} ({planned.stale[function]})")
@@ -175,7 +188,8 @@ def merge_main(layout: Layout, parts: Sequence[Path], runner: Runner, threshold:
         if twice:
             print(f"mutation merge: {twice[0]} is in two parts (and {len(twice) - 1} more)", file=sys.stderr)
             return 2
-        merged = Cache(part.environment, part.files, {**merged.functions, **part.functions})
+        rows_read = mutation_cache.merged_rows_read([merged.rows_read, part.rows_read])
+        merged = Cache(part.environment, part.files, {**merged.functions, **part.functions}, rows_read)
     merged.functions = dict(sorted(merged.functions.items()))
     mutation_cache.save(merged, layout.path(layout.cache))
     print(f"mutation merge: {len(parts)} parts, {len(merged.functions)} functions -> {layout.cache}")
@@ -214,6 +228,15 @@ def parser() -> argparse.ArgumentParser:
             help="only the functions whose dotted name starts with PREFIX (repeatable): their verdicts are "
             "judged, and only they run",
         )
+        command.add_argument(
+            "--except",
+            dest="skip",
+            action="append",
+            default=[],
+            metavar="PREFIX",
+            help="not the functions whose dotted name starts with PREFIX (repeatable): the gate names "
+            "how many mutants it leaves unjudged",
+        )
     shard = commands.add_parser("shard", parents=[common], help="run one shard of the whole run")
     shard.add_argument("shard", help="I/N, 1-based")
     shard.add_argument("--out", type=Path, help="default: mutants/shard-I-of-N.json")
@@ -242,6 +265,7 @@ def main(
             full_selection=options.full_selection,
             threshold=options.threshold,
             only=options.only,
+            skip=options.skip,
         )
     if options.command == "update":
         return run_and_gate(
@@ -253,6 +277,7 @@ def main(
             full_selection=options.full_selection,
             threshold=options.threshold,
             only=options.only,
+            skip=options.skip,
         )
     if options.command == "shard":
         index, _, count = options.shard.partition("/")

@@ -6,8 +6,8 @@ tools/mutation/cache.json and runs mutmut only for the mutants whose verdict may
 An entry per mutated function holds its source hash, its tests hash, the test files that covered it
 (mutmut's stats: the tests whose run called the function), how many mutants it has and the verdict of
 each mutant that was not killed, keyed by its change (tools.mutation.mutants); every other mutant of
-the function was killed. The cache also holds the environment hash and the hash of every file under
-the test roots when it was written.
+the function was killed. The cache also holds the environment hash, the hash of every file under
+the test roots when it was written, and the spec rows each test file read when last run (rows_read).
 
 What makes a function's verdicts stale (all its mutants run again):
 * its source hash changed: its own code (not comments or formatting), or its module's statements
@@ -15,11 +15,16 @@ What makes a function's verdicts stale (all its mutants run again):
   decorators and attributes; a new function has no entry;
 * its tests hash changed: the content of a test file that covered it, of a helper such a file
   imports from the test roots (tests/, src/contracts/spec_suite/; transitively, plugins named in
-  strings too), of a conftest.py or __init__.py on such a file's path, of a data file beside it, or
-  the meaning of a spec file (specs/: every tests hash holds them, each as its parsed
-  document with the rows keyed by id: a comment, whitespace, or the order of keys or rows changes
-  nothing); for a function of the package that reads the spec files' text (contracts.spec: the
-  loader, whose tests parse the real files), their text as well; a covering file that is deleted;
+  strings too), of a conftest.py or __init__.py on such a file's path, of a data file under the test
+  roots whose file name such a file's text holds (a README no code names is read by no test); of the
+  specs (specs/), what those files' tests read (SpecIndex): the content of each row they read when
+  mutmut's stats pass last ran them (tools.mutation.reads records it: a field looked up outside the
+  loader), and the frame every key holds: which rows exist, their id, kind, level and category (what
+  selecting rows reads), the files' other tables and the files without rows. A comment, whitespace,
+  or the order of keys or rows changes nothing; a row no covering file read changes nothing; a file
+  never recorded reads every row. For a function of the package that reads the spec files' text
+  (contracts.spec: the loader, whose tests parse the real files), every row and the text as well; a
+  covering file that is deleted;
 * the environment changed (every entry): mutmut's version, Python's minor version, pyproject's
   [tool.mutmut] and [tool.pytest.ini_options], src/pytest_contracts.py, src/contracts/verify/profiles.py.
 
@@ -58,7 +63,7 @@ from typing import Any
 
 from tools.mutation.mutants import Mutant
 
-FORMAT = 1
+FORMAT = 2
 KILLED = "killed"
 
 
@@ -82,6 +87,9 @@ class Layout:
 
     def reads_spec_text(self, function: str) -> bool:
         return function.startswith(self.spec_readers)
+
+    def is_spec(self, relative: str) -> bool:
+        return relative.startswith(tuple(f"{top}/" for top in self.specs))
 
 
 def digest(*parts: str) -> str:
@@ -109,16 +117,8 @@ def canonical(document: Any) -> Any:
 def meaning_hash(path: Path) -> str:
     """The hash of what a spec file says: its parsed TOML or JSON, canonical (comments, whitespace, the
     order of keys and of rows left out); a file that does not parse, its bytes (it says something else)."""
-    data = path.read_bytes()
-    try:
-        text = data.decode("utf-8")
-        document = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
-    except (UnicodeDecodeError, ValueError):  # tomllib.TOMLDecodeError and json's errors are ValueErrors
-        return file_hash(path)
-    if path.suffix not in (".toml", ".json"):
-        return file_hash(path)
-    as_json = json.dumps(canonical(document), sort_keys=True, ensure_ascii=False, default=repr)
-    return hashlib.sha256(as_json.encode()).hexdigest()[:16]
+    document = parsed(path)
+    return file_hash(path) if document is None else hash_of(canonical(document))
 
 
 def listed_files(layout: Layout, tops: Iterable[str]) -> list[Path]:
@@ -210,13 +210,10 @@ class Dependencies:
 
     def beside(self, path: str) -> set[str]:
         """What a file's run reads besides its imports: the conftest.py and __init__.py files on its
-        path and the data files in its directory."""
+        path, and the data files under the test roots whose name its text holds (a README no code names
+        is read by no test)."""
         directory = path.rpartition("/")[0]
-        found = {
-            other
-            for other in self.files
-            if other.rpartition("/")[0] == directory and not other.endswith(".py")
-        }
+        found = self.named_data(path)
         steps = directory.split("/")
         for end in range(1, len(steps) + 1):
             found.update(
@@ -228,6 +225,18 @@ class Dependencies:
                 if candidate in self.files
             )
         return found
+
+    def named_data(self, path: str) -> set[str]:
+        if not path.endswith(".py") or self.layout.is_spec(path):
+            return set()
+        text = self.layout.path(path).read_text(encoding="utf-8")
+        return {
+            other
+            for other in self.files
+            if not other.endswith(".py")
+            and not self.layout.is_spec(other)
+            and other.rpartition("/")[2] in text
+        }
 
     def of(self, path: str) -> frozenset[str]:
         """path and every file under the test roots its run reads (the whole import graph it reaches)."""
@@ -243,33 +252,128 @@ class Dependencies:
         return self.memo[path]
 
 
-def spec_files(layout: Layout, files: Mapping[str, str]) -> list[str]:
-    return sorted(path for path in files if path.startswith(tuple(f"{top}/" for top in layout.specs)))
+# The fields selecting a row reads (SpecRow's properties: tools.mutation.reads does not count them as
+# reads), and the key in a rows-read map of the reads no single test file owns.
+STRUCTURE = ("id", "kind", "level", "category")
+EVERY_TEST = ""
 
 
-def tests_hash(
-    covered_by: Iterable[str],
-    files: Mapping[str, str],
-    dependencies: Dependencies,
-    texts: Mapping[str, str] | None,
-) -> str:
-    """The hash of what decides a function's verdicts on the test side (see the module's docstring);
-    texts (spec_texts) for a function that reads the spec files' text."""
-    read: set[str] = set(spec_files(dependencies.layout, files))
-    for test in covered_by:
-        read |= dependencies.of(test) if test in files else {test}
-    parts = [f"{path}={files.get(path, 'missing')}" for path in sorted(read)]
-    parts += [f"text {path}={text}" for path, text in sorted((texts or {}).items())]
-    return digest(*parts)
+def field_read(row_id: str, name: str) -> str:
+    """How a rows-read map names one field of one row (a row id alone names the whole row)."""
+    return f"{row_id}:{name}"
 
 
-def function_tests_hash(
-    function: str, covered_by: Iterable[str], files: Mapping[str, str], dependencies: Dependencies
-) -> str:
-    """tests_hash for a function: with the spec files' text when the function reads it (the loader)."""
-    layout = dependencies.layout
-    texts = spec_texts(layout) if layout.reads_spec_text(function) else None
-    return tests_hash(covered_by, files, dependencies, texts)
+ABSENT = "absent"  # the hash of a field a row does not have (a lookup that found nothing read that)
+
+
+@dataclass(frozen=True)
+class SpecIndex:
+    """What the spec files say, split so a key can hold only what its tests read: each row's fields,
+    each by its meaning, and the frame (everything but the rows' own fields: each file's other tables,
+    every row's STRUCTURE, files that hold no rows) that every key holds."""
+
+    frame: str
+    rows: Mapping[str, Mapping[str, str]]  # row id -> field -> the hash of its canonical value
+
+    @classmethod
+    def of(cls, layout: Layout) -> SpecIndex:
+        frame: list[str] = []
+        rows: dict[str, dict[str, str]] = {}
+        for path in listed_files(layout, layout.specs):
+            name = path.relative_to(layout.root).as_posix()
+            document = parsed(path)
+            listed = document.get("rows") if isinstance(document, dict) else None
+            if not isinstance(listed, list) or not all(isinstance(r, dict) and "id" in r for r in listed):
+                frame.append(f"{name}={meaning_hash(path)}")
+                continue
+            assert isinstance(document, dict)
+            outline = {key: value for key, value in document.items() if key != "rows"}
+            outline["rows"] = [{key: row[key] for key in STRUCTURE if key in row} for row in listed]
+            frame.append(f"{name}={hash_of(canonical(outline))}")
+            for row in listed:
+                fields = rows.setdefault(str(row["id"]), {})
+                for key, value in row.items():
+                    fields[key] = digest(fields.get(key, ""), hash_of(canonical(value)))
+        return cls(digest(*frame), rows)
+
+    def hash(self, read: Iterable[str] | None) -> str:
+        """The frame and what was read (None: every row): `ROW` reads a row's every field, `ROW:FIELD`
+        one field (or its absence)."""
+        parts: set[str] = set()
+        for entry in self.rows if read is None else read:
+            row_id, _, name = entry.partition(":")
+            fields = self.rows.get(row_id)
+            if fields is None:
+                continue  # a row that is gone: the frame says so
+            if name:
+                parts.add(f"{entry}={fields.get(name, ABSENT)}")
+            else:
+                parts.update(f"{row_id}:{key}={value}" for key, value in fields.items())
+                parts.add(f"{row_id}={','.join(sorted(fields))}")
+        return digest("specs", self.frame, *sorted(parts))
+
+
+def parsed(path: Path) -> Any:
+    """A spec file's parsed document, or None when it is not TOML or JSON that parses."""
+    try:
+        text = path.read_bytes().decode("utf-8")
+        if path.suffix == ".toml":
+            return tomllib.loads(text)
+        return json.loads(text) if path.suffix == ".json" else None
+    except (UnicodeDecodeError, ValueError):
+        return None
+
+
+def hash_of(document: Any) -> str:
+    as_json = json.dumps(document, sort_keys=True, ensure_ascii=False, default=repr)
+    return hashlib.sha256(as_json.encode()).hexdigest()[:16]
+
+
+class TestSide:
+    """What decides verdicts on the test side today (see the module's docstring): the files under the
+    test roots, what each test file reads of them, the specs, and the rows each test file read when
+    last run (rows_read: test file -> row ids; a file missing from it reads every row)."""
+
+    def __init__(
+        self,
+        layout: Layout,
+        files: Mapping[str, str],
+        rows_read: Mapping[str, Sequence[str]],
+        specs: tuple[SpecIndex, Mapping[str, str]] | None = None,
+    ):
+        """specs: the SpecIndex and spec_texts read before a run (default: read now)."""
+        self.layout = layout
+        self.files = files
+        self.dependencies = Dependencies(layout, files)
+        self.specs, self.texts = specs or (SpecIndex.of(layout), spec_texts(layout))
+        self.rows_read = rows_read
+
+    def rows_of(self, covered_by: Iterable[str]) -> set[str] | None:
+        """The rows the files' tests read (with those no file owns), None when one was never recorded."""
+        read = set(self.rows_read.get(EVERY_TEST, ()))
+        for test in covered_by:
+            if test not in self.rows_read:
+                return None
+            read.update(self.rows_read[test])
+        return read
+
+    def hash(self, covered_by: Iterable[str], texts: bool = False, rows: Iterable[str] = ()) -> str:
+        """The hash of what decides the verdicts of the files' tests; texts: with the spec files' text
+        (and every row); rows: these rows too (a spec mutant's own row)."""
+        covered = list(covered_by)
+        read_files: set[str] = set()
+        for test in covered:
+            read_files |= self.dependencies.of(test) if test in self.files else {test}
+        parts = [f"{path}={self.files.get(path, 'missing')}" for path in sorted(read_files)]
+        read_rows = None if texts else self.rows_of(covered)
+        parts.append(self.specs.hash(None if read_rows is None else read_rows | set(rows)))
+        if texts:
+            parts += [f"text {path}={text}" for path, text in sorted(self.texts.items())]
+        return digest(*parts)
+
+    def of_function(self, function: str, covered_by: Iterable[str]) -> str:
+        """hash() for a function: with the spec files' text when the function reads it (the loader)."""
+        return self.hash(covered_by, texts=self.layout.reads_spec_text(function))
 
 
 def environment_hash(layout: Layout) -> str:
@@ -313,6 +417,7 @@ class Cache:
     environment: str = ""
     files: dict[str, str] = field(default_factory=dict)  # every test-root file's hash when written
     functions: dict[str, Entry] = field(default_factory=dict)
+    rows_read: dict[str, list[str]] = field(default_factory=dict)  # test file -> spec rows its tests read
 
 
 def load(path: Path) -> Cache:
@@ -333,7 +438,8 @@ def load(path: Path) -> Cache:
         )
         for name, item in document["functions"].items()
     }
-    return Cache(document["environment"], dict(document["files"]), entries)
+    rows_read = {file: list(ids) for file, ids in document.get("rows_read", {}).items()}
+    return Cache(document["environment"], dict(document["files"]), entries, rows_read)
 
 
 def dumps(cache: Cache) -> str:
@@ -367,6 +473,7 @@ def dumps(cache: Cache) -> str:
     lines = ["{", f' "format": {FORMAT},', f' "environment": {one(cache.environment)},']
     lines += block("files", cache.files)
     lines += block("coverage", groups)
+    lines += block("rows_read", cache.rows_read)
     lines += block("functions", functions, last=True)
     return "\n".join([*lines, "}"]) + "\n"
 
@@ -387,6 +494,7 @@ class Plan:
     recheck: dict[str, list[Mutant]]  # function -> its not-killed mutants, run against changed tests
     selection: list[str] | None  # the test files to run (None: every test)
     changed_tests: list[str]  # test files new or changed since the cache was written
+    specs: tuple[SpecIndex, Mapping[str, str]]  # what the specs said when planned (see TestSide)
 
     def mutants_to_run(self, today: Mapping[str, Sequence[Mutant]]) -> list[Mutant]:
         run = [mutant for function in sorted(self.stale) for mutant in today[function]]
@@ -420,7 +528,8 @@ def plan(
     full_selection: bool = False,
 ) -> Plan:
     """Which verdicts stand and which mutants run (see the module's docstring for the rules)."""
-    dependencies = Dependencies(layout, files)
+    side = TestSide(layout, files, cache.rows_read)
+    dependencies = side.dependencies
     verdicts: dict[str, str] = {}
     stale: dict[str, str] = {}
     recheck: dict[str, list[Mutant]] = {}
@@ -433,7 +542,7 @@ def plan(
             stale[function] = "not in the cache"
         elif entry.source != mutants[0].source_hash:
             stale[function] = "its source changed"
-        elif entry.tests != function_tests_hash(function, entry.covered_by, files, dependencies):
+        elif entry.tests != side.of_function(function, entry.covered_by):
             stale[function] = "its tests changed"
         elif entry.mutants != len(mutants):
             stale[function] = "its mutants changed"
@@ -459,7 +568,8 @@ def plan(
                 if other.startswith(module + "."):
                     selection |= {path for path in known.covered_by if path in files}
             selection |= naming(function, layout, files)
-    return Plan(verdicts, stale, recheck, None if selection is None else sorted(selection), changed)
+    chosen = None if selection is None else sorted(selection)
+    return Plan(verdicts, stale, recheck, chosen, changed, (side.specs, side.texts))
 
 
 # --- recording a run ------------------------------------------------------------------------------
@@ -474,6 +584,7 @@ class Outcome:
 
     statuses: dict[str, str]  # mutmut name -> status
     covering: dict[str, set[str]]  # function -> test files whose tests called it
+    rows_read: dict[str, set[str]] = field(default_factory=dict)  # test file run -> spec rows it read
 
 
 class UnfinishedRunError(RuntimeError):
@@ -497,8 +608,10 @@ def record(
     unfinished = [m.name for m in ran if outcome.statuses.get(m.name, "not checked") in UNFINISHED_STATUSES]
     if unfinished:
         raise UnfinishedRunError(f"{len(unfinished)} mutants did not finish, e.g. {unfinished[0]}")
-    dependencies = Dependencies(layout, files)
-    kept = cache.functions if cache.environment == environment else {}
+    same = cache.environment == environment
+    rows_read = rows_read_after(cache.rows_read if same else {}, outcome, files)
+    side = TestSide(layout, files, rows_read, planned.specs)
+    kept = cache.functions if same else {}
     existing = set(today if alive is None else alive)
     entries = {name: entry for name, entry in kept.items() if name in existing}
     for function in planned.stale:
@@ -507,7 +620,7 @@ def record(
         statuses = {m.change: outcome.statuses[m.name] for m in mutants}
         entries[function] = Entry(
             mutants[0].source_hash,
-            function_tests_hash(function, covered, files, dependencies),
+            side.of_function(function, covered),
             covered,
             len(mutants),
             {change: status for change, status in statuses.items() if status != KILLED},
@@ -523,12 +636,32 @@ def record(
                 not_killed[mutant.change] = outcome.statuses[mutant.name]
         entries[function] = Entry(
             entry.source,
-            function_tests_hash(function, covered, files, dependencies),
+            side.of_function(function, covered),
             covered,
             entry.mutants,
             not_killed,
         )
-    return Cache(environment, dict(files), dict(sorted(entries.items())))
+    return Cache(environment, dict(files), dict(sorted(entries.items())), rows_read)
+
+
+def merged_rows_read(parts: Iterable[Mapping[str, Sequence[str]]]) -> dict[str, list[str]]:
+    """Rows-read maps of runs over disjoint sources (shards) as one: a file's reads in any of them."""
+    merged: dict[str, set[str]] = {}
+    for part in parts:
+        for file, ids in part.items():
+            merged.setdefault(file, set()).update(ids)
+    return {file: sorted(ids) for file, ids in sorted(merged.items())}
+
+
+def rows_read_after(
+    known: Mapping[str, Sequence[str]], outcome: Outcome, files: Mapping[str, str]
+) -> dict[str, list[str]]:
+    """The rows-read map after a run: each file run replaces its record, the reads no file owns
+    accumulate, files that are gone leave."""
+    merged = {file: set(ids) for file, ids in known.items() if file == EVERY_TEST or file in files}
+    for file, ids in outcome.rows_read.items():
+        merged[file] = (merged.get(file, set()) | ids) if file == EVERY_TEST else set(ids)
+    return {file: sorted(ids) for file, ids in merged.items()}
 
 
 def verdicts_of(planned: Plan, outcome: Outcome, today: Mapping[str, Sequence[Mutant]]) -> dict[str, str]:

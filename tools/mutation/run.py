@@ -25,8 +25,9 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
-from tools.mutation.cache import Layout, Outcome
+from tools.mutation.cache import EVERY_TEST, Layout, Outcome
 from tools.mutation.mutants import Mutant, dotted
+from tools.mutation.reads import OUTPUT as READS
 from tools.spec_mutation import tomlwriter
 
 # mutmut (and the statement mutants) fork a child per mutant from a process that has run torch: a
@@ -155,7 +156,18 @@ def read_outcome(work: Path, mutants: Sequence[Mutant], files: Sequence[str]) ->
         for mangled, ids in tests.items():
             module, _, name = mangled.rpartition(".")
             covering[dotted(module, name)] = {test.partition("::")[0] for test in ids}
-    return Outcome(statuses, covering)
+    return Outcome(statuses, covering, rows_read_of(work, covering))
+
+
+def rows_read_of(work: Path, covering: Mapping[str, set[str]]) -> dict[str, set[str]]:
+    """The spec rows each covering test file read in the stats pass (tools.mutation.reads), a file that
+    read none with an empty set; nothing when the pass recorded nothing."""
+    recorded = work / "mutants" / READS
+    if not recorded.exists():
+        return {}
+    reads: dict[str, list[str]] = json.loads(recorded.read_bytes())
+    files = {EVERY_TEST, *(file for found in covering.values() for file in found)}
+    return {file: set(reads.get(file, ())) for file in sorted(files)}
 
 
 def run_mutmut(

@@ -127,7 +127,7 @@ def measure(layout: Layout) -> Staleness:
     rows = guarded = None
     if specs.environment == spec_cache.environment_hash(layout):
         keys = spec_cache.Keys(layout)
-        rows = sum(entry.key != keys.row(entry.covered_by) for entry in specs.rows.values())
+        rows = sum(entry.key != keys.row(row_id, entry.covered_by) for row_id, entry in specs.rows.items())
         guarded = 0
         for name, entry in specs.functions.items():
             path, names = source_of(layout, name)

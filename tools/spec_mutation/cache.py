@@ -5,9 +5,14 @@ A whole spec-mutation run takes about twenty minutes on two cores; CI reruns onl
 
 A spec row's entry holds its key, the test files bound to it (the files of the tests its `spec` marker
 names), its bound test count, its mutant count and the status of each mutant that was not killed. The
-key is the hash of the implementation (every source file the mutants' tests run: src/contracts outside
-the spec suite) and of the row's tests (tools.mutation.cache.tests_hash: the bound files, every file
-under the test roots they import, the conftest and data files beside them, and every spec file).
+key is the hash of the implementation its tests run (Implementation: the source hash of each function
+mutmut's cache saw those files' tests call, and the skeleton of src/contracts outside the spec suite
+without those functions: imports, constants, class headers, decorated functions, functions the mutmut
+cache does not hold; an edit there stales every row) and of the row's tests
+(tools.mutation.cache.TestSide: the bound files, every file under the test roots they import, the
+conftest files on their path and the data files they name; of the specs, the row itself, the rows those
+files read when mutmut's stats pass last ran them, and the frame every key holds:
+tools.mutation.cache.SpecIndex).
 
 A guarded function's entry is the same, keyed by the function's own source hash (its AST, as
 tools.mutation keys mutmut's functions) and the tests hash of the files whose tests called it in the
@@ -19,14 +24,19 @@ derandomized examples come from it), pyproject's pytest configuration, the files
 third-party engines are installed (an adapter's guards are mutated only where its engine is). A row or
 function whose mutants changed (count, or a not-killed change that no longer exists) runs again.
 
-Not seen without a fresh run: a test file that newly names a row or newly calls a function. Such a test
-can only kill more, so a cached verdict errs towards "not killed", never towards a kill that is not
-there; `python -m tools.spec_mutation --fresh --write-cache` rebuilds every entry. A verdict of "not
-run" (a row whose tests fail unmutated, a mutant that could not be installed) is never cached.
+Not seen without a fresh run: a test file that newly names a row or newly calls a guarded function.
+Such a test can only kill more, so a cached verdict errs towards "not killed". One gap errs the other
+way: a row's tests that come to call a function mutmut's cache has not seen them call (the cache
+refreshes a function's coverage when its own verdicts run again) are not keyed on that function until
+then; an edit of it alone may leave a row's cached kill standing. `python -m tools.spec_mutation
+--fresh --write-cache` rebuilds every entry (before a release, and with every `mutation update --all`).
+A verdict of "not run" (a row whose tests fail unmutated, a mutant that could not be installed) is
+never cached.
 """
 
 from __future__ import annotations
 
+import ast
 import hashlib
 import importlib.util
 import json
@@ -38,16 +48,9 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-from tools.mutation.cache import (
-    Dependencies,
-    Layout,
-    digest,
-    file_hash,
-    spec_texts,
-    test_root_files,
-    tests_hash,
-)
-from tools.mutation.mutants import CLASS_SEPARATOR, mutated_files, source_hashes
+from tools.mutation.cache import Layout, TestSide, digest, file_hash, test_root_files
+from tools.mutation.cache import load as load_mutation_cache
+from tools.mutation.mutants import CLASS_SEPARATOR, module_name, mutated_files, source_hashes
 from tools.spec_mutation.status import KILLED, NOT_RUN
 
 CACHE = Path("tools/spec_mutation/cache.json")
@@ -92,31 +95,87 @@ def environment_hash(layout: Layout) -> str:
     return digest(*parts)
 
 
-def implementation_hash(layout: Layout) -> str:
-    """The hash of every source file a spec mutant's tests run (src/contracts outside the suite)."""
-    source = layout.path(layout.source)
-    files = mutated_files(source)
-    return digest(*(f"{path.relative_to(source).as_posix()}={file_hash(path)}" for path in files))
+class Implementation:
+    """The source a row's tests run, split by function: the functions mutmut's cache saw each test file
+    call (tools/mutation/cache.json's coverage), each by its source hash, and the skeleton every key
+    holds (every file without those functions: imports, constants, classes, decorated functions, and
+    functions the cache does not hold)."""
+
+    def __init__(self, layout: Layout, coverage: Mapping[str, Iterable[str]]) -> None:
+        source = layout.path(layout.source)
+        self.coverage = {function: frozenset(files) for function, files in coverage.items()}
+        self.functions: dict[str, str] = {}
+        skeleton: list[str] = []
+        for path in mutated_files(source):
+            module = module_name(path.relative_to(layout.root))
+            tree = ast.parse(path.read_bytes())
+            self.functions.update(dotted_hashes(module, source_hashes(ast.unparse(tree))))
+            tracked = {name for name in self.functions if name in self.coverage}
+            skeleton.append(
+                f"{path.relative_to(source).as_posix()}={ast.dump(without(tree, module, tracked))}"
+            )
+        self.skeleton = digest(*skeleton)
+
+    def hash(self, files: Iterable[str]) -> str:
+        """The skeleton and the functions the files' tests called."""
+        run = frozenset(files)
+        reached = sorted(name for name, covering in self.coverage.items() if covering & run)
+        return digest(
+            "implementation", self.skeleton, *(f"{n}={self.functions.get(n, '-')}" for n in reached)
+        )
+
+
+def dotted_hashes(module: str, hashes: Mapping[str, str]) -> dict[str, str]:
+    """source_hashes' mangled names as dotted ones (module.function, module.Class.method)."""
+    found: dict[str, str] = {}
+    for mangled, value in hashes.items():
+        if mangled.startswith(f"x{CLASS_SEPARATOR}"):
+            owner, _, method = mangled[2:].partition(CLASS_SEPARATOR)
+            found[f"{module}.{owner}.{method}"] = value
+        else:
+            found[f"{module}.{mangled[2:]}"] = value
+    return found
+
+
+def without(tree: ast.Module, module: str, tracked: set[str]) -> ast.Module:
+    """The module with the tracked functions (top-level and methods) left out."""
+
+    def kept(statements: list[ast.stmt], prefix: str) -> list[ast.stmt]:
+        out: list[ast.stmt] = []
+        for node in statements:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and f"{prefix}{node.name}" in tracked:
+                continue
+            if isinstance(node, ast.ClassDef):
+                node = ast.ClassDef(
+                    node.name,
+                    node.bases,
+                    node.keywords,
+                    kept(node.body, f"{prefix}{node.name}."),
+                    node.decorator_list,
+                )
+            out.append(node)
+        return out
+
+    return ast.Module(kept(tree.body, f"{module}."), [])
 
 
 class Keys:
-    """Today's keys of rows and functions, from today's files."""
+    """Today's keys of rows and functions, from today's files (and the rows each test file read when
+    mutmut's stats pass last ran it: tools/mutation/cache.json)."""
 
     def __init__(self, layout: Layout) -> None:
         self.layout = layout
-        self.files = test_root_files(layout)
-        self.dependencies = Dependencies(layout, self.files)
-        self.implementation = implementation_hash(layout)
+        mutation = load_mutation_cache(layout.path(layout.cache))
+        self.side = TestSide(layout, test_root_files(layout), mutation.rows_read)
+        coverage = {name: entry.covered_by for name, entry in mutation.functions.items()}
+        self.implementation = Implementation(layout, coverage)
         self.sources: dict[Path, dict[str, str]] = {}
 
-    def tests(self, covered_by: Iterable[str], texts: bool = False) -> str:
-        """The tests hash of the files; texts: with the spec files' text (a function that reads it)."""
-        return tests_hash(
-            covered_by, self.files, self.dependencies, spec_texts(self.layout) if texts else None
-        )
-
-    def row(self, covered_by: Iterable[str]) -> str:
-        return digest("row", self.implementation, self.tests(covered_by))
+    def row(self, row_id: str, covered_by: Iterable[str]) -> str:
+        """A row's key: the implementation its bound files' tests run, and those files with the rows
+        they read and its own."""
+        files = list(covered_by)
+        return digest("row", self.implementation.hash(files), self.side.hash(files, rows=[row_id]))
 
     def source(self, path: Path, qualname: str) -> str:
         """The function's source hash, or its whole file's for a function nested deeper than a method."""
@@ -129,7 +188,7 @@ class Keys:
     def function(self, path: Path, qualname: str, covered_by: Iterable[str]) -> str:
         module = ".".join(path.relative_to(self.layout.path("src")).with_suffix("").parts)
         texts = self.layout.reads_spec_text(f"{module}.{qualname}")
-        return digest("function", self.source(path, qualname), self.tests(covered_by, texts))
+        return digest("function", self.source(path, qualname), self.side.hash(covered_by, texts))
 
 
 def standing(entry: Entry | None, key: str, changes: Sequence[str]) -> bool:

@@ -38,7 +38,7 @@ class Incremental:
         for entry in entries:
             known = self.cache.rows.get(entry.row_id)
             changes = [mutant.change for mutant in entry.mutants]
-            if known is not None and standing(known, self.keys.row(known.covered_by), changes):
+            if known is not None and standing(known, self.keys.row(entry.row_id, known.covered_by), changes):
                 cached[entry.row_id] = cached_row(entry, known)
             else:
                 stale.append(entry)
@@ -47,7 +47,8 @@ class Incremental:
             ran = run(self.options, stale)
         for row in ran["rows"]:
             verdicts = {mutant["change"]: mutant["status"] for mutant in row["mutants"]}
-            recorded = entry_of(self.keys.row(row["files"]), row["files"], row["tests"], verdicts)
+            key = self.keys.row(row["row_id"], row["files"])
+            recorded = entry_of(key, row["files"], row["tests"], verdicts)
             self.record(self.cache.rows, row["row_id"], recorded)
         fresh = {row["row_id"]: row for row in ran["rows"]}
         rows = [cached.get(entry.row_id) or fresh[entry.row_id] for entry in entries]

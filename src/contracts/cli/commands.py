@@ -11,7 +11,7 @@ from contracts.cli import plan
 from contracts.engines import ENV_VAR, SHIPPED
 from contracts.spec import SpecError, load_rows, spec_dir
 from contracts.verify import matrix
-from contracts.verify.formats import FORMATS, format_specs
+from contracts.verify.formats import FORMATS, SPECS_FORMATS, format_specs
 from contracts.verify.output import EXIT_OUTPUT, OutputError, write_whole
 from contracts.verify.report import LEVELS
 from contracts.verify.runner import VerifyError, VerifyOptions, split_prefixes, verify
@@ -28,62 +28,51 @@ commands:
 """
 
 
+# What --help says: prose for the reader, kept as data beside the parsers. The tests check that every
+# argument is described and states its default (tests/cli/test_cli_help.py), never the wording.
+VERIFY_HELP = {
+    "": "Run the spec suite against an engine; one line per spec row. "
+    "Exit 0 only when every applicable row passes.",
+    "epilog": "Anything after `--` is passed to pytest unchanged.",
+    "impl": f"engine under test: {', '.join(SHIPPED)}, or pkg.module:Class "
+    f"(default: ${ENV_VAR} or reference)",
+    "format": "report format (default: table)",
+    "output": "write the report to this file instead of stdout",
+    "level": "judge the engine on the rows up to this level: values (values and gradients), refusals "
+    "(and refusing bad input with nothing changed), contract (and this project's own contract: "
+    "messages, check order, strict bounds, graph counts); the exit code follows that claim "
+    f"(default: {LEVELS[-1]})",
+    "workers": "run in parallel with pytest-xdist: N or auto",
+    "rows": "only rows whose id starts with PREFIX (repeatable, or comma-separated), and their tests",
+    "keyword": "pytest -k expression (further selection)",
+    "profile": "hypothesis profile (default: ci, derandomized)",
+    "pytest_log": "keep pytest's own output in this file",
+    "quick": "a smoke run for slow engines: deep-graph chain of 10^4 nodes, 512 draws per statistical "
+    "check, hypothesis profile quick (unless --hypothesis-profile says otherwise); the report says so",
+    "seed": "hypothesis seed (for profiles that are not derandomized)",
+    "timeout": "fail a test still running after SECONDS (an engine that hangs); default: no limit",
+    "quiet": "no progress lines on stderr",
+}
+
+
 def verify_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="contracts verify",
-        description="Run the spec suite against an engine; one line per spec row. "
-        "Exit 0 only when every applicable row passes.",
-        epilog="Anything after `--` is passed to pytest unchanged.",
-    )
+    text = VERIFY_HELP
+    parser = argparse.ArgumentParser(prog="contracts verify", description=text[""], epilog=text["epilog"])
+    parser.add_argument("--impl", help=text["impl"])
+    parser.add_argument("--format", choices=sorted(FORMATS), default="table", help=text["format"])
+    parser.add_argument("-o", "--output", help=text["output"])
+    parser.add_argument("--level", choices=LEVELS, default=LEVELS[-1], help=text["level"])
+    parser.add_argument("-n", "--workers", help=text["workers"])
+    parser.add_argument("--rows", action="append", default=[], metavar="PREFIX", help=text["rows"])
+    parser.add_argument("-k", dest="keyword", help=text["keyword"])
     parser.add_argument(
-        "--impl",
-        help=f"engine under test: {', '.join(SHIPPED)}, or pkg.module:Class "
-        f"(default: ${ENV_VAR} or reference)",
+        "--hypothesis-profile", "--profile", dest="profile", default="ci", help=text["profile"]
     )
-    parser.add_argument(
-        "--format", choices=sorted(FORMATS), default="table", help="report format (default: table)"
-    )
-    parser.add_argument("-o", "--output", help="write the report to this file instead of stdout")
-    parser.add_argument(
-        "--level",
-        choices=LEVELS,
-        default=LEVELS[-1],
-        help="judge the engine on the rows up to this level: values (values and gradients), refusals "
-        "(and refusing bad input with nothing changed), contract (and this project's own contract: "
-        "messages, check order, strict bounds, graph counts); the exit code follows that claim "
-        f"(default: {LEVELS[-1]})",
-    )
-    parser.add_argument("-n", "--workers", help="run in parallel with pytest-xdist: N or auto")
-    parser.add_argument(
-        "--rows",
-        action="append",
-        default=[],
-        metavar="PREFIX",
-        help="only rows whose id starts with PREFIX (repeatable, or comma-separated), and their tests",
-    )
-    parser.add_argument("-k", dest="keyword", help="pytest -k expression (further selection)")
-    parser.add_argument(
-        "--hypothesis-profile",
-        "--profile",
-        dest="profile",
-        default="ci",
-        help="hypothesis profile (default: ci, derandomized)",
-    )
-    parser.add_argument("--pytest-log", help="keep pytest's own output in this file")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="a smoke run for slow engines: deep-graph chain of 10^4 nodes, 512 draws per statistical "
-        "check, hypothesis profile quick (unless --hypothesis-profile says otherwise); the report "
-        "says so",
-    )
-    parser.add_argument("--seed", type=int, help="hypothesis seed (for profiles that are not derandomized)")
-    parser.add_argument(
-        "--timeout",
-        metavar="SECONDS",
-        help="fail a test still running after SECONDS (an engine that hangs); default: no limit",
-    )
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress lines on stderr")
+    parser.add_argument("--pytest-log", help=text["pytest_log"])
+    parser.add_argument("--quick", action="store_true", help=text["quick"])
+    parser.add_argument("--seed", type=int, help=text["seed"])
+    parser.add_argument("--timeout", metavar="SECONDS", help=text["timeout"])
+    parser.add_argument("-q", "--quiet", action="store_true", help=text["quiet"])
     return parser
 
 
@@ -134,24 +123,24 @@ def verify_main(argv: Sequence[str]) -> int:
 KINDS = ("formula", "failure", "contract", "gradient", "rule", "precedence")  # specs/schema.json's row kinds
 
 
+SPECS_HELP = {
+    "": "List the spec rows.",
+    "stage": "only this stage (e.g. 03, 05, T)",
+    "kind": f"only this kind ({', '.join(KINDS)})",
+    "rows": "only ids with this prefix",
+    "format": "output format (default: table)",
+    "specs": "spec directory (default: $CONTRACTS_SPECS or the package's specs/)",
+}
+
+
 def specs_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="contracts specs", description="List the spec rows.")
-    parser.add_argument("--stage", help="only this stage (e.g. 03, 05, T)")
-    parser.add_argument(
-        "--kind",
-        choices=KINDS,
-        help="only this kind (formula, failure, contract, gradient, rule, precedence)",
-    )
-    parser.add_argument(
-        "--rows", action="append", default=[], metavar="PREFIX", help="only ids with this prefix"
-    )
-    parser.add_argument(
-        "--format",
-        choices=("table", "markdown", "json"),
-        default="table",
-        help="output format (default: table)",
-    )
-    parser.add_argument("--specs", help="spec directory (default: $CONTRACTS_SPECS or the package's specs/)")
+    text = SPECS_HELP
+    parser = argparse.ArgumentParser(prog="contracts specs", description=text[""])
+    parser.add_argument("--stage", help=text["stage"])
+    parser.add_argument("--kind", choices=KINDS, help=text["kind"])
+    parser.add_argument("--rows", action="append", default=[], metavar="PREFIX", help=text["rows"])
+    parser.add_argument("--format", choices=SPECS_FORMATS, default="table", help=text["format"])
+    parser.add_argument("--specs", help=text["specs"])
     return parser
 
 

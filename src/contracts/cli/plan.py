@@ -84,20 +84,25 @@ def parse_widths(text: str) -> list[int]:
         ) from None
 
 
+# What --help says: prose for the reader, kept as data (tests/cli/test_cli_help.py checks that every
+# argument is described and states its default, never the wording).
+HELP = {
+    "": "Print a model's plan: per-layer parameters, graph nodes and totals.",
+    "widths": "e.g. 3,4,2",
+    "tokens": "T, the number of input rows",
+    "bias": "plan every Linear with a bias",
+    "block": "plan the block x + MLP(RMSNorm(x)) around the MLP over --widths (last width = first)",
+    "eps": "RMSNorm's eps with --block (default 1e-6)",
+}
+
+
 def parser() -> argparse.ArgumentParser:
-    command = argparse.ArgumentParser(
-        prog="contracts plan",
-        description="Print a model's plan: per-layer parameters, graph nodes and totals.",
-    )
-    command.add_argument("--widths", type=parse_widths, required=True, help="e.g. 3,4,2")
-    command.add_argument("--tokens", type=int, default=1, help="T, the number of input rows")
-    command.add_argument("--bias", action="store_true", help="plan every Linear with a bias")
-    command.add_argument(
-        "--block",
-        choices=["rmsnorm-residual"],
-        help="plan the block x + MLP(RMSNorm(x)) around the MLP over --widths (last width = first)",
-    )
-    command.add_argument("--eps", type=float, default=1e-6, help="RMSNorm's eps with --block (default 1e-6)")
+    command = argparse.ArgumentParser(prog="contracts plan", description=HELP[""])
+    command.add_argument("--widths", type=parse_widths, required=True, help=HELP["widths"])
+    command.add_argument("--tokens", type=int, default=1, help=HELP["tokens"])
+    command.add_argument("--bias", action="store_true", help=HELP["bias"])
+    command.add_argument("--block", choices=["rmsnorm-residual"], help=HELP["block"])
+    command.add_argument("--eps", type=float, default=1e-6, help=HELP["eps"])
     return command
 
 

@@ -9,6 +9,7 @@ from typing import Any
 from contracts.verify.junit import format_junit
 from contracts.verify.records import FAILED, NOT_APPLICABLE, PASSED
 from contracts.verify.report import (
+    ADDRESS,
     LEVELS,
     NOT_RUN,
     NOTHING_VERIFIED,
@@ -179,13 +180,35 @@ def level_table(report: Report) -> list[list[str]]:
     return table
 
 
+# the first screen: at most this many causes, each with at most this many of its rows named
+FIRST_SCREEN_CAUSES = 6
+FIRST_SCREEN_ROWS = 8
+CALL_WIDTH = 100
+
+
 def claimed_failures(report: Report) -> list[str]:
-    """The failing rows the claim covers, each with its level, category and every distinct cause."""
-    lines: list[str] = []
-    for row in report.claimed():
-        if row.status == FAILED:
-            lines.append(f"  {row.id} ({row.level}, {row.category}): {row.title}")
-            lines.extend(f"    - {cause}" for cause in row.causes())
+    """The failing rows the claim covers, grouped by root cause: each cause with the wrapper it was
+    raised as, its rows, the call that raised it and a command that reruns it; the first causes only,
+    then how many more the full list below holds."""
+    found = causes([row for row in report.claimed() if row.status == FAILED])
+    if not found:
+        return []
+    failing = {row_id for cause in found for row_id in cause.rows}
+    lines = [f"failed at the claimed level: {plural(len(failing), 'row')}, {plural(len(found), 'cause')}"]
+    for number, cause in enumerate(found[:FIRST_SCREEN_CAUSES], 1):
+        where = f" (in {cause.test})" if cause.test else ""
+        lines.append(f"  {number}. {ADDRESS.sub('0x…', cause.signature)}{where}")
+        if cause.raised_as:
+            lines.append(f"     raised as: {clip(ADDRESS.sub('0x…', cause.raised_as), CALL_WIDTH)}")
+        named, more = cause.rows[:FIRST_SCREEN_ROWS], len(cause.rows) - FIRST_SCREEN_ROWS
+        lines.append(f"     rows: {', '.join(named)}" + (f" and {more} more" if more > 0 else ""))
+        if cause.call:
+            lines.append(f"     call: {clip(cause.call, CALL_WIDTH)}")
+        if cause.repro:
+            lines.append(f"     repro: {cause.repro}")
+    hidden = len(found) - FIRST_SCREEN_CAUSES
+    if hidden > 0:
+        lines.append(f"  and {plural(hidden, 'more cause')}: 'failing rows by cause' lists every one")
     return lines
 
 
@@ -197,7 +220,7 @@ def level_summary(report: Report) -> list[str]:
     lines.extend(align(table, right=frozenset(range(3, len(LEVEL_COLUMNS)))))
     failures = claimed_failures(report)
     if failures:
-        lines += ["", "failed at the claimed level:", *failures]
+        lines += ["", *failures]
     return lines
 
 
@@ -287,7 +310,7 @@ def format_markdown(report: Report) -> str:
     lines.extend(md_table(level_table(report)))
     failures = claimed_failures(report)
     if failures:
-        lines += ["", "Failed at the claimed level:", "", "```text", *failures, "```"]
+        lines += ["", "```text", *failures, "```"]
     lines += ["", "## Rows", ""]
     table = [["id", "level", "kind", "status", "checks", "property", "golden", "examples", "time", "title"]]
     table += [[f"`{row.id}`", *row_cells(row)[1:]] for row in report.rows]
@@ -348,9 +371,14 @@ def row_summary(row: Mapping[str, Any]) -> tuple[str, str, str]:
     return str(row.get("statement", row["title"])), "", ""
 
 
+SPECS_FORMATS = ("table", "markdown", "json")  # `contracts specs --format`
+
+
 def format_specs(rows: Iterable[Mapping[str, Any]], fmt: str, width: int = 70) -> str:
     """The rows with id, kind, formula (or statement), where blocked and exception; fmt is json,
-    markdown or (anything else) table."""
+    markdown or table (anything else is a ValueError)."""
+    if fmt not in SPECS_FORMATS:
+        raise ValueError(f"format {fmt!r}: expected one of {', '.join(SPECS_FORMATS)}")
     listed = [(str(row["id"]), str(row["kind"]), *row_summary(row)) for row in rows]
     if fmt == "json":
         keys = ("id", "kind", "formula", "blocked_at", "exception")

@@ -251,15 +251,25 @@ def run_verify(impl: str, out: Path, extra: Sequence[str]) -> None:
         raise MatrixError(f"contracts verify --impl {impl} wrote no report (exit code {finished.returncode})")
 
 
+# What --help says: prose for the reader, kept as data (tests/cli/test_cli_help.py checks that every
+# argument is described and states its default, never the wording).
+HELP = {
+    "": __doc__,
+    "reports": "saved `contracts verify --format json` reports",
+    "impl": "run verify for this engine (repeatable)",
+    "format": "output format (default: markdown)",
+    "output": "write here instead of stdout",
+    "verify_arg": "passed to each verify run",
+}
+
+
 def parser() -> argparse.ArgumentParser:
-    made = argparse.ArgumentParser(prog="contracts matrix", description=__doc__)
-    made.add_argument("reports", nargs="*", type=Path, help="saved `contracts verify --format json` reports")
-    made.add_argument("--impl", action="append", default=[], help="run verify for this engine (repeatable)")
-    made.add_argument(
-        "--format", choices=sorted(FORMATTERS), default="markdown", help="output format (default: markdown)"
-    )
-    made.add_argument("-o", "--output", type=Path, help="write here instead of stdout")
-    made.add_argument("--verify-arg", action="append", default=[], help="passed to each verify run")
+    made = argparse.ArgumentParser(prog="contracts matrix", description=HELP[""])
+    made.add_argument("reports", nargs="*", type=Path, help=HELP["reports"])
+    made.add_argument("--impl", action="append", default=[], help=HELP["impl"])
+    made.add_argument("--format", choices=sorted(FORMATTERS), default="markdown", help=HELP["format"])
+    made.add_argument("-o", "--output", type=Path, help=HELP["output"])
+    made.add_argument("--verify-arg", action="append", default=[], help=HELP["verify_arg"])
     return made
 
 

@@ -239,8 +239,13 @@ def crash_message(longrepr: Any, longrepr_text: str) -> str:
         kept.append(line.rstrip())
     message = "\n".join(kept).strip()
     subs = sub_exceptions(longrepr_text)
-    chain = "".join(f"\ncaused by: {cause}" for cause in cause_chain(longrepr_text))
-    return message + chain + ("\nsub-exceptions: " + "; ".join(subs) if subs else "")
+    chain = "".join(f"\n{CAUSED_BY}{cause}" for cause in cause_chain(longrepr_text))
+    return message + chain + (f"\n{SUB_EXCEPTIONS}" + "; ".join(subs) if subs else "")
+
+
+# how a record's message lists what the failure was raised from, and an exception group's members
+CAUSED_BY = "caused by: "
+SUB_EXCEPTIONS = "sub-exceptions: "
 
 
 CHAIN_MARKERS = (

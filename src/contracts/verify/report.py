@@ -33,6 +33,7 @@ from typing import Any
 
 from contracts.spec.traceability import SUITES, suite_of
 from contracts.verify.records import (
+    CAUSED_BY,
     ERROR,
     FAILED,
     NOT_APPLICABLE,
@@ -40,6 +41,7 @@ from contracts.verify.records import (
     NOT_EXERCISED,
     PASSED,
     SKIPPED,
+    SUB_EXCEPTIONS,
     Record,
     never_built,
 )
@@ -380,16 +382,29 @@ def signature(message: str | None) -> str:
 
 @dataclass
 class Cause:
-    """One failure shared by several rows: the same exception raised anywhere (one engine bug seen by
-    several tests), or the same assertion failing in the same test function."""
+    """One root cause shared by several rows: the same exception raised anywhere (one engine bug seen by
+    several tests), or the same assertion failing in the same test function. Where it was first seen:
+    the wrapper it was raised as (when the failure's own line is another exception's), the call (the
+    falsifying example's first line) and the command that reruns that test."""
 
     signature: str
     test: str | None  # the test function, for an assertion; None for an exception seen across tests
     rows: list[str] = field(default_factory=list)
     tests: list[str] = field(default_factory=list)
+    raised_as: str | None = field(default=None, compare=False)
+    call: str | None = field(default=None, compare=False)
+    repro: str | None = field(default=None, compare=False)
 
     def to_json(self) -> dict[str, Any]:
-        return {"signature": self.signature, "test": self.test, "rows": self.rows, "tests": self.tests}
+        return {
+            "signature": self.signature,
+            "test": self.test,
+            "rows": self.rows,
+            "tests": self.tests,
+            "raised_as": self.raised_as,
+            "call": self.call,
+            "repro": self.repro,
+        }
 
 
 # A number that varies between sightings of one exception (a recursion limit, a chain depth, a size
@@ -398,8 +413,12 @@ class Cause:
 VARYING_NUMBER = re.compile(
     r"(?<![\w.])(?:0x[0-9a-fA-F]+|\d+(?:\.\d+)?(?:[eE][-+]?\d+)?)(?![\w]|\.\d|-[A-Za-z])"
 )
+# an object's address: it differs between sightings of one assertion, whose other numbers are its point
+ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
 # pytest's first line for an exception group holding one exception (hypothesis's FlakyFailure)
 SINGLE_IN_GROUP = re.compile(r"^([A-Za-z_][\w.]*)\((.*)\) \[single exception in [\w.]+\]$")
+# where one sub-exception of a record's list ends: before the next exception's type
+NEXT_SUB_EXCEPTION = re.compile(r"; (?=[A-Za-z_][\w.]*(?:Error|Exception|Failure)\b)")
 
 
 def unwrap_single(first: str) -> str:
@@ -415,27 +434,47 @@ def unwrap_single(first: str) -> str:
     return f"{match.group(1)}: {text}" if isinstance(text, str) else first
 
 
-def cause_key(test: ReportedTest) -> tuple[str, str | None]:
-    """An assertion is keyed by its exact text and test function; an exception by its type and text
-    with varying numbers blanked (one engine bug raises it with another limit or size in each test)."""
-    first = signature(test.record.message)
-    if first.startswith(ASSERTION_STARTS):
-        return first, test_function(test.record.nodeid)
-    return VARYING_NUMBER.sub("#", unwrap_single(first)), None
+def root_causes(message: str | None) -> list[str]:
+    """What a failure comes down to: each distinct member of an exception group (a group bundles
+    failures that need not be related), else the exception its chain starts from (the engine's own
+    error beneath whatever wrapped it), else its first line."""
+    lines = (message or "").strip().splitlines()
+    if not lines:
+        return [signature(message)]
+    members = [line.removeprefix(SUB_EXCEPTIONS) for line in lines if line.startswith(SUB_EXCEPTIONS)]
+    if members:
+        return list(dict.fromkeys(NEXT_SUB_EXCEPTION.split(members[0])))
+    chain = [line.removeprefix(CAUSED_BY) for line in lines if line.startswith(CAUSED_BY)]
+    return [chain[-1] if chain else lines[0]]
+
+
+def cause_key(test: ReportedTest, root: str) -> tuple[str, str | None]:
+    """An assertion is keyed by its text (addresses blanked) and test function; an exception by its
+    type and text with varying numbers blanked (one engine bug raises it with another limit or size in
+    each test)."""
+    if root.startswith(ASSERTION_STARTS):
+        return ADDRESS.sub("0x#", root), test_function(test.record.nodeid)
+    return VARYING_NUMBER.sub("#", unwrap_single(root)), None
 
 
 def causes(results: Sequence[RowResult]) -> list[Cause]:
-    """The failing rows grouped by cause, in the order the causes first appear; a cause shows the
-    signature it was first seen with."""
+    """The failing rows grouped by root cause, in the order the causes first appear; a cause shows
+    the text, the wrapper, the call and the repro it was first seen with."""
     grouped: dict[tuple[str, str | None], Cause] = {}
     for result in results:
         for test in result.failures():
-            key = cause_key(test)
-            cause = grouped.setdefault(key, Cause(signature(test.record.message), key[1]))
-            if result.id not in cause.rows:
-                cause.rows.append(result.id)
-            if test.record.nodeid not in cause.tests:
-                cause.tests.append(test.record.nodeid)
+            first = signature(test.record.message)
+            for root in root_causes(test.record.message):
+                key = cause_key(test, root)
+                if key not in grouped:
+                    call = first_line(test.record.falsifying) if test.record.falsifying else None
+                    wrapper = first if first != root else None
+                    grouped[key] = Cause(root, key[1], raised_as=wrapper, call=call, repro=test.repro)
+                cause = grouped[key]
+                if result.id not in cause.rows:
+                    cause.rows.append(result.id)
+                if test.record.nodeid not in cause.tests:
+                    cause.tests.append(test.record.nodeid)
     return list(grouped.values())
 
 
