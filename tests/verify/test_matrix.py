@@ -19,12 +19,17 @@ from contracts.verify.matrix import Cell, build, main, read_report, to_html, to_
 def report(
     engine: str, rows: list[tuple[str, str, str, list[str]]], version: str | None = None
 ) -> dict[str, Any]:
-    """A minimal verify report: (id, stage, status, reasons) per row, every row at level values."""
-    failed = any(status == "failed" for _, _, status, _ in rows)
+    """A minimal verify report: (id, stage, status, reasons) per row, every row at level values, whose
+    verdict is verify's (docs/levels.md): failed when a row is neither passed, partly verified, n/a nor
+    deselected; else passed when one ran; else nothing verified."""
+    statuses = {status for _, _, status, _ in rows}
+    verdict = "nothing verified" if statuses <= {"not applicable", "deselected"} else "passed"
+    if statuses - {"passed", "partly verified", "not applicable", "deselected"}:
+        verdict = "failed"
     return {
         "format": "contracts-verify-report",
         "engine": {"name": engine, "version": version},
-        "levels": {"values": {"verdict": "failed" if failed else "passed"}},
+        "levels": {"values": {"verdict": verdict}},
         "rows": [
             {
                 "id": row_id,

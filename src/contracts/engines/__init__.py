@@ -77,8 +77,9 @@ def load_engine(name: str) -> Engine:
 
 def names_the_module(error: ModuleNotFoundError, module_name: str) -> bool:
     """Whether the missing module is the one named (or a package on its path), not one it imports."""
-    missing = error.name or ""
-    return module_name == missing or module_name.startswith(missing + ".")
+    if error.name is None:  # raised by hand, naming no module: not a lookup of the one named
+        return False
+    return module_name == error.name or module_name.startswith(error.name + ".")
 
 
 class DeclarationError(ValueError):

@@ -288,7 +288,7 @@ class AutogradEngine(Engine):
         def function(*differentiated: Any) -> Any:
             return form(*merge(primals, flags, differentiated))
 
-        chosen = tuple(x for x, flag in zip(primals, flags, strict=True) if flag)
+        chosen = tuple(x for x, flag in zip(primals, flags) if flag)
         pullback, out = self.autograd.make_vjp(function, tuple(range(len(chosen))))(*chosen)
         return TensorGraph(primals, FunctionalOutput(out, pullback, function, chosen, flags))
 

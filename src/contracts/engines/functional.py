@@ -27,7 +27,7 @@ class FunctionalOutput:
 def merge(primals: Sequence[Any], flags: Sequence[bool], differentiated: Sequence[Any]) -> list[Any]:
     """The op's operands: the differentiated values where a flag is set, the closed-over ones elsewhere."""
     chosen = iter(differentiated)
-    return [next(chosen) if flag else x for x, flag in zip(primals, flags, strict=True)]
+    return [next(chosen) if flag else x for x, flag in zip(primals, flags)]
 
 
 def spread(grads: tuple[Array, ...] | None, flags: Sequence[bool]) -> tuple[Array | None, ...]:

@@ -279,7 +279,7 @@ class JaxEngine(Engine):
         def function(*differentiated: Any) -> Any:
             return form(*merge(primals, flags, differentiated))
 
-        chosen = tuple(x for x, flag in zip(primals, flags, strict=True) if flag)
+        chosen = tuple(x for x, flag in zip(primals, flags) if flag)
         out, pullback = self.jax.vjp(function, *chosen)
         return TensorGraph(primals, FunctionalOutput(out, pullback, function, chosen, flags))
 

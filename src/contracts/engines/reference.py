@@ -85,7 +85,7 @@ class ReferenceEngine(Engine):
         from contracts.tensor.tensor import Tensor
 
         flags = leaf_flags(requires_grad, len(inputs))
-        leaves = tuple(Tensor(item, requires_grad=flag) for item, flag in zip(inputs, flags, strict=True))
+        leaves = tuple(Tensor(item, requires_grad=flag) for item, flag in zip(inputs, flags))
         return TensorGraph(leaves, TENSOR_OPS[op](*leaves))
 
     def tensor_backward(self, graph: TensorGraph, upstream: Any) -> None:
@@ -172,7 +172,7 @@ class ReferenceEngine(Engine):
         targets, flat = tuple(values_of(dict(tensors(module))[name])), np.asarray(values).ravel()
         if len(flat) != len(targets):  # checked before the first write: no partial assignment
             raise ValueError(f"module_assign: {name!r} holds {len(targets)} numbers, got {len(flat)}")
-        for value, new in zip(targets, flat, strict=True):
+        for value, new in zip(targets, flat):
             value.data = float(new)
 
     def module_parameters(self, module: Any) -> tuple[ParameterInfo, ...]:

@@ -62,10 +62,10 @@ def param_forms(torch: Any) -> dict[str, Callable[..., Any]]:
 
 
 def cross_entropy(torch: Any, x: Any, targets: Any) -> Any:
-    """F.cross_entropy reads classes on dim 1: batch axes beyond one are flattened (the mean is the
-    same) when the targets have the batch shape; any other targets go to torch as they are, so that
-    torch itself judges their dtype and shape."""
-    if x.dim() > 2 and tuple(targets.shape) == tuple(x.shape[:-1]):
+    """F.cross_entropy reads classes on dim 1: the batch axes (none, one or more) are flattened into
+    one (the mean is the same) when the targets have the batch shape; any other targets go to torch as
+    they are, so that torch itself judges their dtype and shape."""
+    if tuple(targets.shape) == tuple(x.shape[:-1]):
         x, targets = x.reshape(-1, x.shape[-1]), targets.reshape(-1)
     return torch.nn.functional.cross_entropy(x, targets)
 
@@ -202,8 +202,7 @@ class TorchEngine(Engine):
         check_op(op, tuple(TENSOR_FORMS))
         flags = leaf_flags(requires_grad, len(inputs))
         leaves = tuple(
-            self.torch.from_numpy(float64(item)).requires_grad_(flag)
-            for item, flag in zip(inputs, flags, strict=True)
+            self.torch.from_numpy(float64(item)).requires_grad_(flag) for item, flag in zip(inputs, flags)
         )
         return TensorGraph(leaves, TENSOR_FORMS[op](*leaves))
 

@@ -224,15 +224,19 @@ def run_call(node: Any, bindings: Mapping[str, Any], functions: Mapping[str, Cal
 def run_compare(
     node: ast.Compare, bindings: Mapping[str, Any], functions: Mapping[str, Callable[..., Any]]
 ) -> Any:
-    """a < b < c is (a < b) and (b < c), with c never evaluated when a < b is False (as in Python).
+    """a < b < c as Python's (a < b) and (b < c): the first false link (c then never evaluated), else
+    the last link, each as its comparison gave it.
 
-    Over arrays the links combine elementwise with & (an array has no single truth value)."""
+    Once a link is an array (which has no single truth value) the links combine elementwise with &."""
     left = run(node.left, bindings, functions)
-    result: Any = True
+    combined: Any = None  # the links so far, &-ed, once one of them is an array
+    link: Any = True
     for op, right_node in zip(node.ops, node.comparators):
         right = run(right_node, bindings, functions)
-        result = result & COMPARE[type(op)](left, right)
-        if result is False:
-            return result
+        link = COMPARE[type(op)](left, right)
+        if combined is not None or getattr(link, "ndim", 0) > 0:
+            combined = link if combined is None else combined & link
+        elif not link:
+            return link
         left = right
-    return result
+    return link if combined is None else combined

@@ -12,7 +12,7 @@ import html
 import subprocess
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
@@ -20,7 +20,8 @@ from typing import Any
 
 from contracts.verify.output import EXIT_OUTPUT, OutputError, unwritable, write_whole
 from contracts.verify.reading import ReadError, read_json
-from contracts.verify.report import LEVELS
+from contracts.verify.report import LEVELS, verdict_of
+from contracts.verify.untrusted import one_line
 
 EXIT_INVALID = 2
 MARKS = {
@@ -95,10 +96,10 @@ def read_report(path: Path) -> tuple[Column, list[RowInfo]]:
     if not isinstance(document, dict) or document.get("format") != "contracts-verify-report":
         raise MatrixError(f"{path}: not a contracts verify report (format must be 'contracts-verify-report')")
     described = field(document, "engine", dict, str(path))
-    engine = field(described, "name", str, f"{path}: engine")
-    version = described.get("version") or ""
+    engine = one_line(field(described, "name", str, f"{path}: engine"))
+    version = one_line(str(described.get("version") or ""))
     levels = field(document, "levels", dict, str(path))
-    verdicts = {
+    stated = {
         str(level): str(field(summary, "verdict", str, f"{path}: levels"))
         for level, summary in levels.items()
     }
@@ -106,15 +107,32 @@ def read_report(path: Path) -> tuple[Column, list[RowInfo]]:
     infos: list[RowInfo] = []
     for index, row in enumerate(field(document, "rows", list, str(path))):
         where = f"{path}: rows[{index}]"
-        row_id = field(row, "id", str, where)
+        row_id = one_line(field(row, "id", str, where))
         status = field(row, "status", str, where)
         if status not in MARKS:
-            raise MatrixError(f"{where}: unknown status {status!r}")
+            raise MatrixError(f"{where}: unknown status {one_line(repr(status))}")
         reasons = field(row, "reasons", list, where)
-        cells[row_id] = Cell(status, "; ".join(str(reason) for reason in reasons))
-        level = field(row, "level", str, where)
-        infos.append(RowInfo(row_id, field(row, "title", str, where), field(row, "stage", str, where), level))
-    return Column(engine, cells, str(version), verdicts), infos
+        cells[row_id] = Cell(status, one_line("; ".join(str(reason) for reason in reasons)))
+        level = one_line(field(row, "level", str, where))
+        title, stage = (one_line(field(row, key, str, where)) for key in ("title", "stage"))
+        infos.append(RowInfo(row_id, title, stage, level))
+    verdicts = recomputed(infos, cells)
+    for level, verdict in verdicts.items():
+        if stated.get(level) != verdict:
+            said = one_line(repr(stated.get(level)))
+            raise MatrixError(
+                f"{path}: its verdict at level {level} is {said} but its rows give {verdict!r}: "
+                "an edited report"
+            )
+    return Column(engine, cells, version, verdicts), infos
+
+
+def recomputed(infos: Sequence[RowInfo], cells: Mapping[str, Cell]) -> dict[str, str]:
+    """Each level's verdict from the statuses of its rows, as verify gives it (report.verdict_of)."""
+    by_level: dict[str, list[str]] = {}
+    for info in infos:
+        by_level.setdefault(info.level, []).append(cells[info.id].status)
+    return {level: verdict_of(statuses) for level, statuses in by_level.items()}
 
 
 @dataclass(frozen=True)
@@ -147,7 +165,7 @@ class Matrix:
 
     def level_cell(self, column: Column, level: str) -> str:
         """An engine's verdict at one level (that level's rows alone) and the rows behind it."""
-        verdict = column.verdicts.get(level, "not in this report").upper()
+        verdict = column.verdicts[level].upper() if level in column.verdicts else "NOT IN THIS REPORT"
         return f"{verdict}: {summary(self.level_counts(column, level))}"
 
 
@@ -164,25 +182,33 @@ def summary(counts: dict[str, int]) -> str:
     return ", ".join(f"{counts[status]} {status}" for status in MARKS if counts[status])
 
 
+def cell_text(text: str) -> str:
+    """Text inside a markdown table cell: a pipe would end the cell."""
+    return text.replace("|", "\\|")
+
+
+def code(text: str) -> str:
+    """A markdown code span in a table cell, whatever backticks the text holds."""
+    return f"`` {cell_text(text)} ``" if "`" in text else f"`{cell_text(text)}`"
+
+
 def to_markdown(matrix: Matrix) -> str:
-    engines = [column.engine for column in matrix.columns]
+    engines = [cell_text(column.engine) for column in matrix.columns]
     levels = matrix.levels()
     lines = ["| engine | version | " + " | ".join(f"level {level}" for level in levels) + " |"]
     lines.append("| --- | --- |" + " --- |" * len(levels))
-    for column in matrix.columns:
+    for column, engine in zip(matrix.columns, engines):
         cells = " | ".join(matrix.level_cell(column, level) for level in levels)
-        lines.append(f"| {column.engine} | {column.version or '-'} | {cells} |")
+        lines.append(f"| {engine} | {cell_text(column.version or '-')} | {cells} |")
     lines += ["", "| row | level | " + " | ".join(engines) + " |", "| --- | --- |" + " --- |" * len(engines)]
     for info in matrix.rows:
         marks = [MARKS[matrix.cell(column, info.id).status] for column in matrix.columns]
-        lines.append(f"| `{info.id}` | {info.level} | " + " | ".join(marks) + " |")
-    lines += ["", "| engine | " + " | ".join(f"stage {stage}" for stage in matrix.stages()) + " | all |"]
-    lines.append("| --- |" + " --- |" * (len(matrix.stages()) + 1))
-    for column in matrix.columns:
+        lines.append(f"| {code(info.id)} | {cell_text(info.level)} | " + " | ".join(marks) + " |")
+    stages = [f"stage {cell_text(stage)}" for stage in matrix.stages()]
+    lines += ["", "| engine | " + " | ".join(stages) + " | all |", "| --- |" + " --- |" * (len(stages) + 1)]
+    for column, engine in zip(matrix.columns, engines):
         per_stage = [summary(matrix.counts(column, stage)) for stage in matrix.stages()]
-        lines.append(
-            f"| {column.engine} | " + " | ".join(per_stage) + f" | {summary(matrix.counts(column))} |"
-        )
+        lines.append(f"| {engine} | " + " | ".join(per_stage) + f" | {summary(matrix.counts(column))} |")
     return "\n".join(lines) + "\n"
 
 

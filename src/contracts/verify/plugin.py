@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from hypothesis import is_hypothesis_test
+from hypothesis import is_hypothesis_test, settings
 
 from contracts.verify.clauses import CLAUSES_PROPERTY, FAILED_CLAUSES_PROPERTY, failed_clauses
 from contracts.verify.records import (
@@ -253,8 +253,7 @@ class Recorder:
         """The test nodeid hangs past its time limit and the process ends next (the suite's backstop):
         record it failed with message, every test not ended an error, and write the results now."""
         record = self.unreported(nodeid)
-        record.outcome, record.reason, record.message = FAILED, None, message
-        self.ended.add(nodeid)
+        record.outcome, record.reason, record.message = FAILED, None, message  # a failure stays one
         self.write(HUNG_STATUS)
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -268,10 +267,20 @@ class Recorder:
             "exitstatus": exitstatus,
             # the engine the session ran (--contracts-impl as parsed): verify compares it with its own
             "impl": self.impl,
+            # the hypothesis profile in effect at the end (an adapter may have loaded another) and what
+            # it sets: verify compares both with the profile it asked for
+            "profile": settings.get_current_profile_name(),
+            "settings": effective(settings()),
             "tests": [record.to_json() for record in self.records.values()],
             "collection_errors": self.collection_errors,
         }
         self.out.write_text(json.dumps(document))  # ASCII: json escapes the rest
+
+
+def effective(chosen: settings) -> dict[str, Any]:
+    """What of a hypothesis settings object decides how much a run checks."""
+    phases = sorted(phase.name for phase in chosen.phases)
+    return {"max_examples": chosen.max_examples, "derandomize": chosen.derandomize, "phases": phases}
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -9,6 +9,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from contracts.verify.untrusted import cleaned
+
 # test outcomes
 PASSED = "passed"
 FAILED = "failed"
@@ -73,6 +75,15 @@ class Record:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> Record:
         return cls(**dict(data))
+
+
+MULTILINE = frozenset({"message", "falsifying"})  # a record's fields that keep their line breaks
+
+
+def printable(record: Record) -> Record:
+    """The record with every string in it made printable (contracts.verify.untrusted): the suite's
+    process, where an adapter runs, wrote it."""
+    return Record(**{name: cleaned(value, name in MULTILINE) for name, value in asdict(record).items()})
 
 
 def skip_reason(longrepr: Any) -> str:

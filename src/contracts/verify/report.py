@@ -520,10 +520,14 @@ def checks_by_category(results: Sequence[RowResult]) -> dict[str, dict[str, dict
 
 def level_verdict(results: Sequence[RowResult], level: str) -> str:
     """passed, failed (some row of the level is not accepted) or nothing verified, for one level alone."""
-    chosen = [result for result in results if result.level == level]
-    if any(result.status not in ACCEPTED for result in chosen):
+    return verdict_of([result.status for result in results if result.level == level])
+
+
+def verdict_of(statuses: Sequence[str]) -> str:
+    """The verdict of a level whose rows have these statuses (see level_verdict)."""
+    if any(status not in ACCEPTED for status in statuses):
         return FAILED
-    return PASSED if any(result.status in VERIFIED for result in chosen) else NOTHING
+    return PASSED if any(status in VERIFIED for status in statuses) else NOTHING
 
 
 @dataclass

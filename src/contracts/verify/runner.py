@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from _pytest.mark.expression import Expression  # pytest's own -k parser: the one the run uses
+from hypothesis import settings
 
 import contracts
 import contracts.verify.profiles as profiles
@@ -31,8 +32,10 @@ from contracts.engines import SHIPPED, selected_name
 from contracts.spec import SpecError, SpecRow, load_rows, spec_dir
 from contracts.spec.loader import package_dir
 from contracts.verify.output import EXIT_OUTPUT, OutputError, unwritable, write_whole
-from contracts.verify.records import Record
+from contracts.verify.plugin import effective
+from contracts.verify.records import Record, printable
 from contracts.verify.report import LEVELS, Report, Rerun, aggregate, reported_test, unknown_ids
+from contracts.verify.untrusted import cleaned, one_line
 from pytest_contracts import DEPTH, IMPL, MAX_TEST_SECONDS, SAMPLES, TIMEOUT
 
 SUITE_DIRS = ("properties", "golden")
@@ -131,8 +134,8 @@ def resolve_engine(name: str) -> dict[str, Any]:
             )
         described: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
     if "error" in described:
-        raise VerifyError(str(described["error"]))
-    return described
+        raise VerifyError(one_line(str(described["error"])))
+    return {**described, "engine": cleaned(described["engine"])}
 
 
 def check_impl(impl: str | None) -> None:
@@ -192,11 +195,18 @@ def check_profile(profile: str) -> None:
 
 
 def check_rows(rows: Sequence[SpecRow], prefixes: Sequence[str], values: Sequence[str] = ()) -> None:
-    """--rows given names a prefix (a blank or ',' would select every row) that starts a row id."""
+    """--rows given names prefixes (a blank or ',' would select every row), each of which starts a row
+    id."""
     if values and not prefixes:
         raise VerifyError(f"--rows {','.join(values)!r}: names no row id prefix (blank)")
-    if prefixes and not any(chosen(row.id, prefixes) for row in rows):
-        raise VerifyError(f"--rows {','.join(prefixes)}: no spec row id starts with any of these prefixes")
+    starts = {row.id[:end] for row in rows for end in range(1, len(row.id) + 1)}
+    unmatched = [prefix for prefix in prefixes if prefix not in starts]
+    if unmatched:
+        raise VerifyError(
+            f"--rows {','.join(unmatched)}: no spec row id starts with "
+            + ("this prefix" if len(unmatched) == 1 else "any of these prefixes")
+            + " (every prefix must select a row: a typo would leave its rows out unseen)"
+        )
 
 
 def spec_rows() -> list[SpecRow]:
@@ -412,6 +422,17 @@ def check_ran(impl: str, ran: object, pytest_args: Sequence[str]) -> None:
         )
 
 
+def profile_ran(asked: str, results: Mapping[str, Any]) -> str:
+    """The hypothesis profile the suite ran, as the report names it: the one asked for, or what the
+    suite's process says it ran instead (an adapter loaded another profile, or registered the asked
+    one again with other settings)."""
+    ran, used = results.get("profile"), results.get("settings")
+    expected = effective(settings.get_profile(asked))
+    if ran == asked and used == expected:
+        return asked
+    return one_line(f"{ran} (asked for {asked}; the suite's process ran with {used}, not {expected})")
+
+
 def preflight(options: VerifyOptions) -> tuple[Path, str, dict[str, Any], list[SpecRow], list[str]]:
     """Every check that can fail before the suite runs: a one-line VerifyError, never a late surprise."""
     check_impl(options.impl)
@@ -465,7 +486,7 @@ def verify(options: VerifyOptions) -> Report:
                 EXIT_PYTEST,
             )
     check_ran(impl, results.get("impl"), options.pytest_args)
-    records = [Record.from_json(item) for item in results["tests"]]
+    records = [printable(Record.from_json(item)) for item in results["tests"]]
     selected_rows = [row for row in rows if chosen(row.id, prefixes)]
     keys = ("title", "level", "category")
     row_like = [
@@ -476,18 +497,19 @@ def verify(options: VerifyOptions) -> Report:
     return Report(
         engine=declared["engine"],
         suite=str(root),
-        profile=options.profile,
+        profile=profile_ran(options.profile, results),
         workers=worker_count(options.workers),
         selection={
             "rows": prefixes,
             "keyword": options.keyword,
             "quick": quick_note(options),
             "seed": options.seed,
+            "pytest_args": cleaned(list(options.pytest_args)),
         },
         rows=aggregate(row_like, records, rerun, bool(options.keyword), engine_is_reference),
         other_tests=[reported_test(record, rerun) for record in records if not record.spec_ids],
         unknown_ids=unknown_ids((r.id for r in rows), records),
-        collection_errors=list(results.get("collection_errors", [])),
+        collection_errors=cleaned(list(results.get("collection_errors", [])), multiline=True),
         pytest_exit_code=code,
         duration=time.monotonic() - started,
         level=options.level,
