@@ -9,8 +9,12 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import Phase, settings
 
+import contracts.verify.profiles  # noqa: F401  (registers the profiles read below)
 from contracts.cli.commands import main
+from contracts.verify.plugin import effective
+from contracts.verify.runner import profile_ran
 from tests.common.paths import ROOT
 
 REREGISTERS = """
@@ -74,3 +78,29 @@ def test_a_run_as_asked_names_its_profile_alone(tmp_path: Path) -> None:
     selection = report["selection"]
     assert isinstance(selection, dict)
     assert ("quick", []) == (report["profile"], selection["pytest_args"])
+
+
+def test_effective_settings_are_what_decides_how_much_runs() -> None:
+    """The examples, derandomization and phases of a settings object, phases by name and sorted."""
+    chosen = settings(max_examples=7, derandomize=False, phases=[Phase.generate, Phase.explicit])
+    expected = {"max_examples": 7, "derandomize": False, "phases": ["explicit", "generate"]}
+    assert expected == effective(chosen)
+
+
+@pytest.mark.parametrize(
+    ("ran", "changed", "expected"),
+    [
+        ("ci", {}, "ci"),
+        ("quick", {}, "quick (asked for ci;"),
+        ("ci", {"max_examples": 1}, "ci (asked for ci;"),
+        ("ci", {"derandomize": False}, "ci (asked for ci;"),
+    ],
+)
+def test_the_profile_is_named_as_asked_only_when_name_and_settings_match(
+    ran: str, changed: dict[str, object], expected: str
+) -> None:
+    """The results of a child that ran the asked profile as registered name it alone; another name, or
+    the same name with other settings, is named with what it set and what was asked."""
+    used = {**effective(settings.get_profile("ci")), **changed}
+    named = profile_ran("ci", {"profile": ran, "settings": used})
+    assert (expected, expected == "ci") == (named[: len(expected)], named == "ci")

@@ -14,7 +14,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
+import contracts.verify.profiles  # noqa: F401  (registers the profiles read below)
 from contracts.engines import SHIPPED, load_engine
 from contracts.spec_suite.spec_rows import row, rows
 from contracts.verify import runner
@@ -202,9 +204,17 @@ def fake_child(monkeypatch: pytest.MonkeyPatch, results: dict[str, Any] | None, 
 
 
 ADD = "tests/properties/test_s.py::test_add"
+CI = settings.get_profile("ci")
 RESULTS: dict[str, Any] = {
     "exitstatus": 1,
     "impl": "reference",
+    # the child ran the ci profile as registered (what a child's results say: verify.plugin)
+    "profile": "ci",
+    "settings": {
+        "max_examples": CI.max_examples,
+        "derandomize": CI.derandomize,
+        "phases": sorted(phase.name for phase in CI.phases),
+    },
     "tests": [
         Record(ADD, ["S03.grad.add"], examples=7).to_json(),
         Record("tests/golden/test_g.py::t", ["S03.grad.add", "Z.nope"], "failed", message="boom").to_json(),
@@ -270,7 +280,13 @@ def test_verify_assembles_the_report_from_the_child_results(
         "conventions": {},
         "dtype": "float64",
     } == report.engine
-    selection = {"rows": ["S03.grad.add", "S03.grad.mul"], "keyword": "k", "quick": None, "seed": None}
+    selection = {
+        "rows": ["S03.grad.add", "S03.grad.mul"],
+        "keyword": "k",
+        "quick": None,
+        "seed": None,
+        "pytest_args": [],
+    }
     assert (str(root), "ci", 3, selection) == (
         report.suite,
         report.profile,

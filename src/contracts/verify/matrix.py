@@ -291,7 +291,7 @@ HELP = {
 
 def parser() -> argparse.ArgumentParser:
     made = argparse.ArgumentParser(prog="contracts matrix", description=HELP[""])
-    made.add_argument("reports", nargs="*", type=Path, help=HELP["reports"])
+    made.add_argument("reports", nargs="*", help=HELP["reports"])
     made.add_argument("--impl", action="append", default=[], help=HELP["impl"])
     made.add_argument("--format", choices=sorted(FORMATTERS), default="markdown", help=HELP["format"])
     made.add_argument("-o", "--output", type=Path, help=HELP["output"])
@@ -310,7 +310,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_INVALID
     try:
         with tempfile.TemporaryDirectory(prefix="contracts-matrix-") as scratch:
-            paths = list(options.reports)
+            paths = [Path(report) for report in options.reports]
             for index, impl in enumerate(options.impl):
                 paths.append(Path(scratch) / f"{index}.json")
                 run_verify(impl, paths[-1], options.verify_arg)

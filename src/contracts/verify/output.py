@@ -8,6 +8,7 @@ before the run, where they can be; a write that still fails is one line and EXIT
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import tempfile
@@ -74,5 +75,6 @@ def replace_atomically(path: Path, data: bytes) -> None:
         os.chmod(temporary, mode_for(path))
         os.replace(temporary, path)
     except BaseException:
-        Path(temporary).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):  # gone if the interruption came after the rename
+            os.unlink(temporary)
         raise

@@ -13,6 +13,7 @@ import stat
 from pathlib import Path
 
 MAX_REPORT_BYTES = 64 * 1024 * 1024  # a whole-spec report is about 1 MB
+CHUNK = 1 << 20  # bytes asked of one read: a read past the limit stops within one chunk of it
 
 
 class ReadError(Exception):
@@ -21,24 +22,24 @@ class ReadError(Exception):
 
 def read_bounded(path: Path, limit: int) -> bytes:
     """The bytes of a regular file of at most `limit` bytes. The open does not block (a FIFO would wait
-    for a writer), and the size is checked on what is read, not only on what stat says."""
+    for a writer), and the size is checked on what is read, not on what stat says (a file may grow)."""
     try:
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
     except OSError as error:
-        raise ReadError(error.strerror or str(error)) from None
+        raise ReadError(str(error.strerror)) from None  # os.open's errors carry errno and its text
     try:
         mode = os.fstat(descriptor).st_mode
         if not stat.S_ISREG(mode):
             raise ReadError("not a regular file")
         chunks, size = [], 0
-        while chunk := os.read(descriptor, min(1 << 20, limit + 1 - size)):
+        while chunk := os.read(descriptor, CHUNK):
             chunks.append(chunk)
             size += len(chunk)
             if size > limit:
                 raise ReadError(f"larger than {limit} bytes")
         return b"".join(chunks)
     except OSError as error:
-        raise ReadError(error.strerror or str(error)) from None
+        raise ReadError(str(error.strerror)) from None
     finally:
         os.close(descriptor)
 

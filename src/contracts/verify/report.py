@@ -238,11 +238,6 @@ def charged(test: ReportedTest, row_id: str) -> bool:
     return not failed or any(entry[0] == row_id for entry in failed)
 
 
-def first_line(text: str | None) -> str:
-    lines = (text or "").strip().splitlines()
-    return lines[0] if lines else "(no message)"
-
-
 def checks_of(record: Record, row_id: str, category: str) -> list[Check]:
     """What one test checked of one row (see the module's docstring)."""
     own = [entry for entry in record.clauses if entry[0] == row_id]
@@ -254,9 +249,9 @@ def checks_of(record: Record, row_id: str, category: str) -> list[Check]:
     if record.outcome not in (FAILED, ERROR):
         return [Check(record.outcome, category)]
     if record.outcome == ERROR or not attributed(record):
-        return [*passed, Check(FAILED, category, first_line(record.message))]
+        return [*passed, Check(FAILED, category, signature(record.message))]
     failed = [
-        Check(FAILED, entry[1] or category, first_line(entry[2]))
+        Check(FAILED, entry[1] or category, signature(entry[2]))
         for entry in record.failed_clauses
         if entry[0] == row_id
     ]
@@ -374,10 +369,13 @@ def test_function(nodeid: str) -> str:
     return nodeid.partition("[")[0]
 
 
+NO_MESSAGE = "(no message)"
+
+
 def signature(message: str | None) -> str:
     """A failure's first line: the exception type and message, or the failing assertion."""
     lines = (message or "").strip().splitlines()
-    return lines[0] if lines else "(no message)"
+    return lines[0] if lines else NO_MESSAGE
 
 
 @dataclass
@@ -415,6 +413,7 @@ VARYING_NUMBER = re.compile(
 )
 # an object's address: it differs between sightings of one assertion, whose other numbers are its point
 ADDRESS = re.compile(r"\b0x[0-9a-fA-F]+\b")
+BLANK = "#"  # what a varying number or an address becomes in a cause's key
 # pytest's first line for an exception group holding one exception (hypothesis's FlakyFailure)
 SINGLE_IN_GROUP = re.compile(r"^([A-Za-z_][\w.]*)\((.*)\) \[single exception in [\w.]+\]$")
 # where one sub-exception of a record's list ends: before the next exception's type
@@ -440,7 +439,7 @@ def root_causes(message: str | None) -> list[str]:
     error beneath whatever wrapped it), else its first line."""
     lines = (message or "").strip().splitlines()
     if not lines:
-        return [signature(message)]
+        return [NO_MESSAGE]
     members = [line.removeprefix(SUB_EXCEPTIONS) for line in lines if line.startswith(SUB_EXCEPTIONS)]
     if members:
         return list(dict.fromkeys(NEXT_SUB_EXCEPTION.split(members[0])))
@@ -453,8 +452,8 @@ def cause_key(test: ReportedTest, root: str) -> tuple[str, str | None]:
     type and text with varying numbers blanked (one engine bug raises it with another limit or size in
     each test)."""
     if root.startswith(ASSERTION_STARTS):
-        return ADDRESS.sub("0x#", root), test_function(test.record.nodeid)
-    return VARYING_NUMBER.sub("#", unwrap_single(root)), None
+        return ADDRESS.sub(BLANK, root), test_function(test.record.nodeid)
+    return VARYING_NUMBER.sub(BLANK, unwrap_single(root)), None
 
 
 def causes(results: Sequence[RowResult]) -> list[Cause]:
@@ -467,7 +466,7 @@ def causes(results: Sequence[RowResult]) -> list[Cause]:
             for root in root_causes(test.record.message):
                 key = cause_key(test, root)
                 if key not in grouped:
-                    call = first_line(test.record.falsifying) if test.record.falsifying else None
+                    call = signature(test.record.falsifying) if test.record.falsifying else None
                     wrapper = first if first != root else None
                     grouped[key] = Cause(root, key[1], raised_as=wrapper, call=call, repro=test.repro)
                 cause = grouped[key]
