@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from contracts.cli.commands import main
+from contracts.verify.runner import split_prefixes
 
 
 @pytest.mark.usefixtures("suite_never_starts")
@@ -24,3 +25,23 @@ def test_a_prefix_that_selects_no_row_is_refused_among_good_ones(
     assert 2 == main(["verify", "-q", *arguments])
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith(f"contracts verify: error: {named} (")
+
+
+def test_prefixes_are_kept_once_each_in_the_order_given() -> None:
+    """Repeated and comma-separated --rows values give each prefix once, first place kept."""
+    assert ["S05", "S03.grad", "T"] == split_prefixes(["S05, S03.grad", "S05,T", " ,S03.grad"])
+
+
+@pytest.mark.usefixtures("suite_never_starts")
+def test_twenty_thousand_options_are_refused_before_parsing_and_comma_separated_prefixes_are_not(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """20,000 --rows options: one line naming the count and the bound, before argparse (which scans
+    every option string once per option) sees them; the same prefixes comma-separated in one option
+    reach the row check, which names the one bad prefix."""
+    assert 2 == main(["verify", "-q", *(["--rows", "S05"] * 10_000)])
+    message = "contracts verify: error: 20001 arguments, at most 2000 (give many --rows prefixes"
+    assert capsys.readouterr().err.startswith(message)
+    assert 2 == main(["verify", "-q", "--rows", ",".join(["S05"] * 20_000 + ["S99"])])
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("contracts verify: error: --rows S99: no spec row id starts with this prefix (")

@@ -180,6 +180,11 @@ COMMANDS: dict[str, Callable[[Sequence[str]], int]] = {
 }
 
 
+# argparse (3.11) scans every option string once per option: 40,000 arguments took half a minute.
+# Far more than any command needs, and few enough to parse at once.
+MAX_ARGUMENTS = 2001
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     if not arguments or arguments[0] in ("-h", "--help"):
@@ -193,5 +198,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     command = COMMANDS.get(arguments[0])
     if command is None:
         print(f"contracts: unknown command {arguments[0]!r}\n\n{USAGE}", file=sys.stderr)
+        return 2
+    if len(arguments) > MAX_ARGUMENTS:
+        print(
+            f"contracts {arguments[0]}: error: {len(arguments) - 1} arguments, at most {MAX_ARGUMENTS - 1} "
+            "(give many --rows prefixes comma-separated, in one option)",
+            file=sys.stderr,
+        )
         return 2
     return command(arguments[1:])

@@ -74,7 +74,8 @@ def reference_only_reason(item: pytest.Item) -> str | None:
 
 
 def selected(spec_ids: Sequence[str], prefixes: Sequence[str]) -> bool:
-    return any(spec_id.startswith(prefix) for spec_id in spec_ids for prefix in prefixes)
+    starts = tuple(prefixes)  # one startswith over all of them: linear in the ids, however many prefixes
+    return any(spec_id.startswith(starts) for spec_id in spec_ids)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

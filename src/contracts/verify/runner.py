@@ -218,11 +218,13 @@ def spec_rows() -> list[SpecRow]:
 
 
 def chosen(row_id: str, prefixes: Sequence[str]) -> bool:
-    return not prefixes or any(row_id.startswith(prefix) for prefix in prefixes)
+    return not prefixes or row_id.startswith(tuple(prefixes))
 
 
 def split_prefixes(values: Sequence[str]) -> list[str]:
-    return [part.strip() for value in values for part in value.split(",") if part.strip()]
+    """The prefixes --rows gives (repeated, or comma-separated), each once, in the order given."""
+    parts = (part.strip() for value in values for part in value.split(","))
+    return list(dict.fromkeys(part for part in parts if part))
 
 
 def pytest_command(options: VerifyOptions, impl: str, root: Path, out: Path) -> list[str]:
