@@ -204,8 +204,7 @@ def claimed_failures(report: Report) -> list[str]:
         lines.append(f"     rows: {', '.join(named)}" + (f" and {more} more" if more > 0 else ""))
         if cause.call:
             lines.append(f"     call: {clip(cause.call, CALL_WIDTH)}")
-        if cause.repro:
-            lines.append(f"     repro: {cause.repro}")
+        lines.append(f"     repro: {cause.repro}")  # a failed test always has one (report.reported_test)
     hidden = len(found) - FIRST_SCREEN_CAUSES
     if hidden > 0:
         lines.append(f"  and {plural(hidden, 'more cause')}: 'failing rows by cause' lists every one")

@@ -136,9 +136,10 @@ HUNG_STATUS = int(pytest.ExitCode.TESTS_FAILED)  # the results' exit status when
 class Recorder:
     """Accumulates Records from reports; lives where the reports arrive."""
 
-    def __init__(self, out: Path | None, progress: bool) -> None:
+    def __init__(self, out: Path | None, progress: bool, impl: object = None) -> None:
         self.out = out
         self.progress = progress
+        self.impl = impl  # the engine the session runs (the suite's --contracts-impl as parsed)
         self.records: dict[str, Record] = {}
         self.collection_errors: list[dict[str, str]] = []
         self.expected: dict[str, int] = {}  # file -> number of tests, once known
@@ -147,7 +148,6 @@ class Recorder:
         self.collected: list[str] = []  # every test the session is to run, once known
         self.marked: dict[str, list[str]] = {}  # their spec ids, where collection ran here (not xdist)
         self.ended: set[str] = set()  # the tests whose teardown reported
-        self.impl: object = None  # the engine the session runs (the suite's --contracts-impl as parsed)
         self.done = 0
         self.started = time.monotonic()
 
@@ -288,6 +288,6 @@ def pytest_configure(config: pytest.Config) -> None:
     if hasattr(config, "workerinput"):
         return  # an xdist worker: its reports go to the controller, which records them
     out = config.getoption("--contracts-verify-out")
-    recorder = Recorder(Path(out) if out else None, bool(config.getoption("--contracts-progress")))
-    recorder.impl = config.getoption("--contracts-impl", default=None)
+    progress = bool(config.getoption("--contracts-progress"))
+    recorder = Recorder(Path(out) if out else None, progress, config.getoption("--contracts-impl"))
     config.pluginmanager.register(recorder, RECORDER)

@@ -109,7 +109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = declarations(name)
         except ProbeError as error:
             result = {"error": str(error)}
-    Path(out).write_text(json.dumps(result), encoding="utf-8")
+    Path(out).write_bytes(json.dumps(result).encode())  # ASCII: json escapes the rest
     return 0
 
 

@@ -286,7 +286,8 @@ def stopped_reasons(tests: Iterable[ReportedTest], row_id: str) -> list[str]:
     for test in tests:
         record = test.record
         failed, own = attributed(record), any(entry[0] == row_id for entry in record.clauses)
-        if record.outcome == FAILED and failed and not charged(test, row_id) and not own:
+        # a failure charged to this row would have failed it: such a row has no reasons (row_reasons)
+        if record.outcome == FAILED and failed and not own:
             ids = ", ".join(dict.fromkeys(str(entry[0]) for entry in failed))
             found.append(f"not run: {record.nodeid} stopped at the failure of {ids}")
         elif record.outcome == PASSED and named_clauses(record) and not own:
