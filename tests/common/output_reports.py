@@ -104,3 +104,16 @@ def eventful_report(**overrides: Any) -> Report:
     }
     fields.update(overrides)
     return Report(**fields)
+
+
+# the eventful run's first screen after its level table, as the table and the markdown print it
+FIRST_SCREEN = [
+    "failed at the claimed level: 1 row, 2 causes",
+    "  1. assert 1 == 2 (in tests/properties/test_x.py::test_bad)",
+    "     rows: A.fail.bad",
+    "     call: x=0",
+    "     repro: " + REPRO.format(PROPERTY.format("bad")),
+    "  2. (no message)",
+    "     rows: A.fail.bad",
+    "     repro: " + REPRO.format(GOLDEN.format("bad")),
+]

@@ -8,6 +8,7 @@ link and give it, as Python's do."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -80,10 +81,17 @@ def same(ours: Any, python: Any) -> bool:
 def test_the_evaluator_agrees_with_python(text: str, drawn: tuple[Any, Any, Any]) -> None:
     """Value and type, the exception type where Python raises, or a refusal where Python's integer
     result is beyond MAX_INT_BITS."""
-    bindings = dict(zip(SYMBOLS, drawn))
+    assert_agree(text, dict(zip(SYMBOLS, drawn)), SCALAR, same)
+
+
+def assert_agree(
+    text: str, bindings: dict[str, Any], functions: dict[str, Any], equal: Callable[[Any, Any], bool]
+) -> None:
+    """The evaluator and Python's eval (no builtins) of text give equal values or the same exception
+    type; or the evaluator refuses a power for its size, saying so."""
     with np.errstate(all="ignore"):  # numpy scalars overflow to inf with a warning, in both
-        ours = outcome(lambda: evaluate(text, bindings, SCALAR))
-        python = outcome(lambda: eval(text, {"__builtins__": {}}, {**bindings, **SCALAR}))
+        ours = outcome(lambda: evaluate(text, bindings, functions))
+        python = outcome(lambda: eval(text, {"__builtins__": {}}, {**bindings, **functions}))
     if ours[0] == "refused":  # only a power can pass the bound from these constants (docstring of expr)
         assert "**" in text, (text, bindings, ours)
         assert f"more than {MAX_INT_BITS}" in ours[1], (text, ours)
@@ -92,7 +100,7 @@ def test_the_evaluator_agrees_with_python(text: str, drawn: tuple[Any, Any, Any]
     if ours[0] == "raised":
         assert python[1] == ours[1], (text, bindings, ours, python)
     else:
-        assert same(ours[1], python[1]), (text, bindings, ours, python)
+        assert equal(ours[1], python[1]), (text, bindings, ours, python)
 
 
 def single_comparisons(inner: st.SearchStrategy[str]) -> st.SearchStrategy[str]:
@@ -120,19 +128,7 @@ def same_array(ours: Any, python: Any) -> bool:
 def test_the_evaluator_agrees_with_python_over_arrays(text: str, drawn: tuple[Any, Any, Any]) -> None:
     """With the spec's array functions and float64 arrays among the operands: the same array (dtype
     and elements) or the same exception type."""
-    bindings = dict(zip(SYMBOLS, drawn))
-    with np.errstate(all="ignore"):
-        ours = outcome(lambda: evaluate(text, bindings, ARRAY_FUNCTIONS))
-        python = outcome(lambda: eval(text, {"__builtins__": {}}, {**bindings, **ARRAY_FUNCTIONS}))
-    if ours[0] == "refused":
-        assert "**" in text, (text, ours)
-        assert f"more than {MAX_INT_BITS}" in ours[1], (text, ours)
-        return
-    assert ours[0] == python[0], (text, bindings, ours, python)
-    if ours[0] == "raised":
-        assert python[1] == ours[1], (text, bindings, ours, python)
-    else:
-        assert same_array(ours[1], python[1]), (text, bindings, ours, python)
+    assert_agree(text, dict(zip(SYMBOLS, drawn)), ARRAY_FUNCTIONS, same_array)
 
 
 def test_a_chain_over_arrays_is_the_elementwise_and_of_its_links() -> None:

@@ -4,7 +4,7 @@ pipe tables, the fenced blocks (text for failures and problems, sh for repro com
 from __future__ import annotations
 
 from contracts.verify.formats import format_markdown
-from tests.common.output_reports import REPRO, eventful_report
+from tests.common.output_reports import FIRST_SCREEN, REPRO, eventful_report
 from tests.common.reports import GOLDEN, PROPERTY
 
 EVENTFUL_MARKDOWN = [
@@ -25,14 +25,7 @@ EVENTFUL_MARKDOWN = [
     "| contract | PASSED | order | 1 | 1 | 0 | 0 | 1 |",
     "",
     "```text",
-    "failed at the claimed level: 1 row, 2 causes",
-    "  1. assert 1 == 2 (in tests/properties/test_x.py::test_bad)",
-    "     rows: A.fail.bad",
-    "     call: x=0",
-    "     repro: " + REPRO.format(PROPERTY.format("bad")),
-    "  2. (no message)",
-    "     rows: A.fail.bad",
-    "     repro: " + REPRO.format(GOLDEN.format("bad")),
+    *FIRST_SCREEN,
     "```",
     "",
     "## Rows",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from contracts.verify.formats import format_table
-from tests.common.output_reports import REPRO, eventful_report
+from tests.common.output_reports import FIRST_SCREEN, REPRO, eventful_report
 from tests.common.reports import GOLDEN, PROPERTY
 
 EVENTFUL_TABLE = [
@@ -20,14 +20,7 @@ EVENTFUL_TABLE = [
     "refusals  FAILED   refusal            2       0       2        0    0",
     "contract  PASSED   order              1       1       0        0    1",
     "",
-    "failed at the claimed level: 1 row, 2 causes",
-    "  1. assert 1 == 2 (in tests/properties/test_x.py::test_bad)",
-    "     rows: A.fail.bad",
-    "     call: x=0",
-    "     repro: " + REPRO.format(PROPERTY.format("bad")),
-    "  2. (no message)",
-    "     rows: A.fail.bad",
-    "     repro: " + REPRO.format(GOLDEN.format("bad")),
+    *FIRST_SCREEN,
     "",
     "ID           LEVEL     KIND      STATUS  CHECKS  PROPERTY  GOLDEN  EXAMPLES   TIME  TITLE",
     "A.grad.ok    values    gradient  passed  2/2     passed    passed       101  0.75s  the gradient of x",
