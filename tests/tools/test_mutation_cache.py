@@ -395,3 +395,19 @@ def test_a_data_file_stales_only_the_functions_whose_tests_name_it(
     assert 0 == main(["update"], layout, fake)
     half, size = ["tiny.arith.half"] * 2, ["tiny.logic.Box.size"] * 2  # half's survivors: rechecked
     assert [([*half, *size], ["tests/test_logic.py"])] == fake.runs
+
+
+def test_a_stale_function_also_runs_against_test_files_added_since(tmp_path: Path) -> None:
+    """With every mutant killed (nothing to recheck), a new test file that reaches add (its old
+    coverage cannot show it) still runs beside add's own file when add is edited."""
+    layout = project(tmp_path)
+    (tmp_path / "equivalents.toml").write_text("")
+    fake = FakeMutmut(tmp_path, survivors=())
+    assert 0 == main(["update"], layout, fake)
+    fake.runs.clear()
+    more = "from tiny.arith import add\n\n\ndef test_m():\n    add\n"
+    (layout.root / "tests/test_more.py").write_text(more)
+    arith = layout.root / "src/tiny/arith.py"
+    arith.write_text(arith.read_text().replace("return a + b", "return b + a"))
+    assert 0 == main(["update"], layout, fake)
+    assert [(["tiny.arith.add"], ["tests/test_arith.py", "tests/test_more.py"])] == fake.runs

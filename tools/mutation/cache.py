@@ -42,8 +42,9 @@ compares the same way on the mutant and on the original), the versions of instal
 (numpy, hypothesis, torch), the tooling in tools/. `python -m tools.mutation update --all` rebuilds
 every entry; run it after such changes, or before a release.
 
-A stale function is run against the test files that covered it before; a new function against the
-files that cover its module's other functions and those that name it. A test elsewhere that now
+A stale function is run against the test files that covered it before and every test file new or
+changed since the cache was written; a new function also against the files that cover its module's
+other functions and those that name it. A test elsewhere that now
 reaches the function is not seen then: that can only leave a mutant unkilled (the gate says so),
 never count a kill that is not there; `update --all` runs the whole suite's stats.
 """
@@ -552,7 +553,9 @@ def plan(
             pending = [mutant for mutant in mutants if entry.verdict(mutant.change) in RECHECKED]
             if pending and changed:
                 recheck[function] = pending
-    selection: set[str] | None = set(changed) if recheck else set()
+    # the changed test files run whenever anything does: a new or edited file may reach a stale function
+    # its old coverage does not show (and it rechecks the not-killed mutants)
+    selection: set[str] | None = set(changed) if recheck or stale else set()
     for function in stale:
         entry = cache.functions.get(function)
         if full_selection or cache.environment != environment:
