@@ -108,12 +108,12 @@ class Implementation:
         skeleton: list[str] = []
         for path in mutated_files(source):
             module = module_name(path.relative_to(layout.root))
-            tree = ast.parse(path.read_bytes())
-            self.functions.update(dotted_hashes(module, source_hashes(ast.unparse(tree))))
-            tracked = {name for name in self.functions if name in self.coverage}
-            skeleton.append(
-                f"{path.relative_to(source).as_posix()}={ast.dump(without(tree, module, tracked))}"
-            )
+            text = path.read_text(encoding="utf-8")
+            hashes = dotted_hashes(module, source_hashes(text))
+            self.functions.update(hashes)
+            tracked = {name for name in hashes if name in self.coverage}
+            rest = ast.dump(without(ast.parse(text), module, tracked))
+            skeleton.append(f"{path.relative_to(source).as_posix()}={rest}")
         self.skeleton = digest(*skeleton)
 
     def hash(self, files: Iterable[str]) -> str:
